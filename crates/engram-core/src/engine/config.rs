@@ -1,0 +1,74 @@
+//! Engine settings. Every default comes from the design notes and is documented here.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decay::Decay;
+use crate::hlc::Millis;
+use crate::vector::{AnnParams, Precision};
+
+/// How much each recall channel counts in reciprocal-rank fusion.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ChannelWeights {
+    pub vector: f32,
+    pub lexical: f32,
+    pub key: f32,
+}
+
+impl Default for ChannelWeights {
+    fn default() -> Self {
+        // BM25 was the stronger channel on conversational data (PLATFORM.md); the key
+        // channel is precise when it fires.
+        ChannelWeights { vector: 1.0, lexical: 1.2, key: 1.5 }
+    }
+}
+
+/// Engine configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// Cosine at or above which a new memory reinforces an existing one (seed 003: 0.85).
+    pub dedup_threshold: f32,
+    /// Time decay of memory weight.
+    pub decay: Decay,
+    /// Memories whose `importance × decay` falls below this are not recalled (seed 002: 0.1).
+    pub weak_threshold: f32,
+    /// Session state expires after this much inactivity (seed 001: 1 hour).
+    pub session_ttl_ms: Millis,
+    /// Turns kept in a session's recent window (seed 001: 12).
+    pub recent_turns: usize,
+    /// Storage of vectors.
+    pub precision: Precision,
+    /// Live vectors per user above which an HNSW main index should be built.
+    pub ann_threshold: usize,
+    /// HNSW tuning.
+    pub ann: AnnParams,
+    /// Longest memory text accepted, in bytes.
+    pub max_text_bytes: usize,
+    /// The `k` of reciprocal-rank fusion, `1 / (k + rank)`.
+    pub rrf_k: f32,
+    /// Channel weights for fusion.
+    pub weights: ChannelWeights,
+    /// Vector hits under this cosine are ignored.
+    pub min_similarity: f32,
+    /// Candidates each channel contributes before fusion.
+    pub candidates_per_channel: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            dedup_threshold: 0.85,
+            decay: Decay::default(),
+            weak_threshold: 0.1,
+            session_ttl_ms: 3_600_000,
+            recent_turns: 12,
+            precision: Precision::Int8,
+            ann_threshold: 20_000,
+            ann: AnnParams::default(),
+            max_text_bytes: 32 * 1024,
+            rrf_k: 60.0,
+            weights: ChannelWeights::default(),
+            min_similarity: 0.2,
+            candidates_per_channel: 50,
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The engine users hold: partitions per user, the change log, and the clock.
+//!
+//! ```
+//! use engram_core::{Engram, Config, MemoryInput, Scope, RecallQuery};
+//! let mut mem = Engram::new(Config::default(), 1);
+//! let alice = Scope::user("acme", "alice");
+//! let now = 1_700_000_000_000;
+//! mem.remember(&alice, MemoryInput::fact("Alice is allergic to peanuts").with_key("alice", "allergy"), now).unwrap();
+//! let hits = mem.recall(&alice, &RecallQuery::text("what is alice allergic to"), now).unwrap();
+//! assert_eq!(hits.hits[0].record.text, "Alice is allergic to peanuts");
+//! ```
+
+pub mod config;
+pub mod context;
+pub mod partition;
+pub mod recall;
+pub mod render;
+pub mod sync;
+pub mod working;
+pub mod write;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::hlc::{Hlc, Millis, Stamp};
+use crate::model::{Kind, Record, Scope, UserKey};
+use crate::tokens::{TokenCount, Tokenizer};
+pub use config::{ChannelWeights, Config};
+use partition::Partition;
+use sync::Op;
+
+/// Which embedder produced the vectors of this store. Mixing embedders is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedderInfo {
+    pub id: String,
+    pub dim: usize,
+}
+
+/// A memory engine: every user's partition, the replica's clock and pending ops.
+#[derive(Debug)]
+pub struct Engram {
+    pub(crate) config: Config,
+    pub(crate) hlc: Hlc,
+    pub(crate) embedder: Option<EmbedderInfo>,
+    pub(crate) partitions: BTreeMap<UserKey, Partition>,
+    /// Users forgotten, with the stamp of the forget op: older ops for them are refused.
+    pub(crate) forgotten: BTreeMap<UserKey, Stamp>,
+    /// Ops made locally and not yet taken by the SDK.
+    pub(crate) pending: Vec<Op>,
+    pub(crate) tokenizer: Tokenizer,
+}
+
+/// Which records `list` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListFilter {
+    /// Only these kinds (all when empty).
+    pub kinds: Vec<Kind>,
+    /// Include versions replaced by newer facts (the audit trail).
+    pub include_superseded: bool,
+    /// Include memories whose TTL has passed.
+    pub include_expired: bool,
+}
+
+impl Engram {
+    /// A new, empty engine for replica `replica` (a random id chosen once per device by the SDK).
+    pub fn new(config: Config, replica: u64) -> Self {
+        Engram {
+            config,
+            hlc: Hlc::new(replica),
+            embedder: None,
+            partitions: BTreeMap::new(),
+            forgotten: BTreeMap::new(),
+            pending: Vec::new(),
+            tokenizer: Tokenizer::Heuristic,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// This replica's id.
+    pub fn replica(&self) -> u64 {
+        self.hlc.replica()
+    }
+
+    /// Use `tokenizer` for budgets from now on.
+    pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
+        self.tokenizer = tokenizer;
+    }
+
+    /// The tokenizer in use.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Count tokens with the current tokenizer, saying whether the count is exact.
+    pub fn count_tokens(&self, text: &str) -> TokenCount {
+        self.tokenizer.count(text)
+    }
+
+    /// Declare the embedder. Refused if vectors of another embedder are stored.
+    pub fn set_embedder(&mut self, info: EmbedderInfo) -> Result<()> {
+        if info.dim == 0 || info.dim > 8192 {
+            return Err(Error::invalid("embedder.dim", "must be between 1 and 8192"));
+        }
+        match &self.embedder {
+            Some(cur) if *cur != info && self.has_vectors() => Err(Error::invalid(
+                "embedder",
+                format!("this store holds {}-d vectors from {:?}; open a new store for {:?}", cur.dim, cur.id, info.id),
+            )),
+            _ => {
+                self.embedder = Some(info);
+                Ok(())
+            }
+        }
+    }
+
+    /// The declared embedder.
+    pub fn embedder(&self) -> Option<&EmbedderInfo> {
+        self.embedder.as_ref()
+    }
+
+    fn has_vectors(&self) -> bool {
+        self.partitions.values().any(|p| p.vectors.as_ref().is_some_and(|v| !v.is_empty()))
+    }
+
+    pub(crate) fn partition(&self, scope: &Scope) -> Result<Option<&Partition>> {
+        scope.validate()?;
+        Ok(self.partitions.get(&scope.user_key()))
+    }
+
+    pub(crate) fn partition_mut(&mut self, scope: &Scope) -> Result<&mut Partition> {
+        scope.validate()?;
+        let key = scope.user_key();
+        Ok(self.partitions.entry(key.clone()).or_insert_with(|| Partition::new(key)))
+    }
+
+    /// What is remembered about the scope's user (transparency), oldest first.
+    pub fn list(&self, scope: &Scope, filter: &ListFilter, now: Millis) -> Result<Vec<Record>> {
+        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
+        let mut out: Vec<Record> = p
+            .iter()
+            .map(|(_, r)| r)
+            .filter(|r| filter.kinds.is_empty() || filter.kinds.contains(&r.kind))
+            .filter(|r| filter.include_superseded || !r.is_superseded())
+            .filter(|r| filter.include_expired || !r.is_expired(now))
+            .cloned()
+            .collect();
+        out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        Ok(out)
+    }
+
+    /// One record of the scope's user, with its embedding.
+    pub fn get(&self, scope: &Scope, id: &str) -> Result<Record> {
+        let p = self.partition(scope)?.ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        p.slot_of(id).and_then(|s| p.full_record(s)).ok_or_else(|| Error::NotFound(id.to_owned()))
+    }
+
+    /// Number of records stored for the scope's user.
+    pub fn count(&self, scope: &Scope) -> Result<usize> {
+        Ok(self.partition(scope)?.map_or(0, Partition::len))
+    }
+
+    /// True when the user's vector index is past the ANN threshold and should be rebuilt
+    /// (the SDK calls [`Engram::rebuild_index`] when idle).
+    pub fn needs_index_rebuild(&self, scope: &Scope) -> Result<bool> {
+        Ok(self.partition(scope)?.and_then(|p| p.vectors.as_ref()).is_some_and(|v| v.needs_ann_rebuild()))
+    }
+
+    /// Compact the user's vector index and (above the threshold) build its HNSW main index.
+    pub fn rebuild_index(&mut self, scope: &Scope) -> Result<()> {
+        if let Some(v) = self.partition_mut(scope)?.vectors.as_mut() {
+            v.rebuild();
+        }
+        Ok(())
+    }
+
+    /// Issue a stamp and a fresh record id.
+    pub(crate) fn next_stamp(&mut self, now: Millis) -> Stamp {
+        self.hlc.tick(now)
+    }
+}
+
+/// Record ids made from a stamp: unique per replica, roughly time-ordered.
+pub(crate) fn id_from_stamp(s: Stamp) -> String {
+    format!("m{:011x}{:04x}{:016x}", s.wall_ms.max(0), s.counter, s.replica)
+}

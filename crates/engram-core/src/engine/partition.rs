@@ -1,0 +1,201 @@
+//! One user's partition: records by slot, and the indexes over them. Slots are never
+//! reused within a partition's lifetime, so an index entry can never point at the wrong
+//! record.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::config::Config;
+use crate::hlc::{Millis, Stamp};
+use crate::lexical::Bm25;
+use crate::model::{FactKey, Record, UserKey};
+use crate::text::{content_hash, normalize};
+use crate::vector::VectorIndex;
+
+/// Working memory of one session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// Key/value state; values are opaque strings (the SDK stores JSON).
+    pub state: BTreeMap<String, String>,
+    /// Last write to the session; the state expires `session_ttl_ms` after it.
+    pub touched_at: Millis,
+    /// Ids of the session's turns, oldest first.
+    pub turns: Vec<String>,
+    /// The rolling summary of turns that left the recent window.
+    pub summary: Option<String>,
+}
+
+/// One user's records and indexes.
+#[derive(Debug)]
+pub struct Partition {
+    pub key: UserKey,
+    records: Vec<Option<Record>>,
+    by_id: FxHashMap<String, u32>,
+    by_hash: FxHashMap<u64, Vec<u32>>,
+    by_key: FxHashMap<FactKey, Vec<u32>>,
+    pub bm25: Bm25,
+    pub vectors: Option<VectorIndex>,
+    pub sessions: BTreeMap<String, Session>,
+    pub tombstones: FxHashMap<String, Stamp>,
+}
+
+impl Partition {
+    /// An empty partition.
+    pub fn new(key: UserKey) -> Self {
+        Partition {
+            key,
+            records: Vec::new(),
+            by_id: FxHashMap::default(),
+            by_hash: FxHashMap::default(),
+            by_key: FxHashMap::default(),
+            bm25: Bm25::new(),
+            vectors: None,
+            sessions: BTreeMap::new(),
+            tombstones: FxHashMap::default(),
+        }
+    }
+
+    /// Number of stored records (including superseded versions).
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// True when no records are stored.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// The slot of `id`.
+    pub fn slot_of(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The record in `slot`.
+    pub fn at(&self, slot: u32) -> Option<&Record> {
+        self.records.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// The record with `id`.
+    pub fn get(&self, id: &str) -> Option<&Record> {
+        self.slot_of(id).and_then(|s| self.at(s))
+    }
+
+    /// Every stored record, in slot (insertion) order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Record)> {
+        self.records.iter().enumerate().filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r)))
+    }
+
+    /// Slots of current (not superseded) memories whose normalized text hashes to `h`.
+    pub fn with_hash(&self, h: u64) -> &[u32] {
+        self.by_hash.get(&h).map_or(&[], Vec::as_slice)
+    }
+
+    /// Slots of every version stored under `key`.
+    pub fn with_key(&self, key: &FactKey) -> &[u32] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every fact key in the partition.
+    pub fn keys(&self) -> impl Iterator<Item = (&FactKey, &Vec<u32>)> {
+        self.by_key.iter()
+    }
+
+    /// True when `slot` may appear in recall at `now`: current, unexpired.
+    pub fn is_recallable(&self, slot: u32, now: Millis) -> bool {
+        self.at(slot).is_some_and(|r| !r.is_superseded() && !r.is_expired(now))
+    }
+
+    /// Store `record` (its embedding, already unit-length, goes to the vector index) and
+    /// index it. Replaces a record with the same id.
+    pub fn put(&mut self, mut record: Record, config: &Config) -> u32 {
+        if let Some(slot) = self.by_id.remove(&record.id) {
+            self.detach(slot);
+        }
+        let slot = self.records.len() as u32;
+        let embedding = record.embedding.take();
+        let current = !record.is_superseded();
+        if current {
+            if let Some(v) = &embedding {
+                let ix = self.vectors.get_or_insert_with(|| {
+                    VectorIndex::new(v.len(), config.precision, config.ann_threshold, config.ann)
+                });
+                ix.insert(slot, v);
+            }
+            self.bm25.add(slot, &record.text);
+            if record.kind.is_memory() {
+                self.by_hash.entry(content_hash(&normalize(&record.text))).or_default().push(slot);
+            }
+        }
+        if let Some(k) = &record.key {
+            self.by_key.entry(k.clone()).or_default().push(slot);
+        }
+        self.by_id.insert(record.id.clone(), slot);
+        self.records.push(Some(record));
+        slot
+    }
+
+    /// Change a stored record in place (metadata only: reinforcement, supersession).
+    /// A record that becomes superseded leaves the search indexes.
+    pub fn update(&mut self, slot: u32, f: impl FnOnce(&mut Record)) {
+        let Some(Some(rec)) = self.records.get_mut(slot as usize) else { return };
+        let was_current = !rec.is_superseded();
+        f(rec);
+        let now_current = !rec.is_superseded();
+        if was_current && !now_current {
+            let h = content_hash(&normalize(&rec.text));
+            self.bm25.remove(slot);
+            if let Some(v) = self.vectors.as_mut() {
+                v.remove(slot);
+            }
+            if let Some(list) = self.by_hash.get_mut(&h) {
+                list.retain(|&s| s != slot);
+            }
+        }
+    }
+
+    /// Remove the record with `id` entirely. Returns it.
+    pub fn remove(&mut self, id: &str) -> Option<Record> {
+        let slot = self.by_id.remove(id)?;
+        let rec = self.detach(slot);
+        for s in self.sessions.values_mut() {
+            s.turns.retain(|t| t != id);
+        }
+        rec
+    }
+
+    /// Take the record out of `slot` and out of every index.
+    fn detach(&mut self, slot: u32) -> Option<Record> {
+        self.unindex(slot);
+        if let Some(k) = self.records[slot as usize].as_ref().and_then(|r| r.key.clone()) {
+            if let Some(list) = self.by_key.get_mut(&k) {
+                list.retain(|&s| s != slot);
+                if list.is_empty() {
+                    self.by_key.remove(&k);
+                }
+            }
+        }
+        self.records[slot as usize].take()
+    }
+
+    fn unindex(&mut self, slot: u32) {
+        self.bm25.remove(slot);
+        if let Some(v) = self.vectors.as_mut() {
+            v.remove(slot);
+        }
+        if let Some(rec) = self.records[slot as usize].as_ref() {
+            let h = content_hash(&normalize(&rec.text));
+            if let Some(list) = self.by_hash.get_mut(&h) {
+                list.retain(|&s| s != slot);
+            }
+        }
+    }
+
+    /// The record with its embedding re-attached (for ops and snapshots).
+    pub fn full_record(&self, slot: u32) -> Option<Record> {
+        let mut r = self.at(slot)?.clone();
+        r.embedding = self.vectors.as_ref().and_then(|v| v.get(slot));
+        Some(r)
+    }
+}

@@ -1,0 +1,218 @@
+//! The read path. Channels rank candidates independently — vectors (meaning), BM25
+//! (words), exact fact keys — and reciprocal-rank fusion combines ranks, not raw scores,
+//! because cosine and BM25 scores live on incomparable scales. Fused scores are then
+//! weighted by `importance × decay(age)`; expired, superseded and weak memories are
+//! dropped; texts already seen are skipped, preserving order.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::partition::Partition;
+use crate::engine::Engram;
+use crate::error::Result;
+use crate::hlc::Millis;
+use crate::lexical::terms::terms;
+use crate::model::{FactKey, Kind, Layer, Record, Scope};
+use crate::router::{route, Route};
+use crate::text::{content_hash, normalize};
+use crate::vector::top_k_by_score;
+
+/// A recall request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallQuery {
+    pub text: String,
+    /// The query's embedding, from the same embedder as the store.
+    pub embedding: Option<Vec<f32>>,
+    /// How many hits to return.
+    pub k: usize,
+    /// Only these kinds (all but instructions and summaries when empty).
+    pub kinds: Vec<Kind>,
+    /// Fact keys to look up exactly, in addition to those the query mentions.
+    pub keys: Vec<FactKey>,
+    /// Retrieve even when the router says small talk.
+    pub force: bool,
+    /// Leave out these record ids (e.g. turns already in the recent window).
+    pub exclude: Vec<String>,
+}
+
+impl RecallQuery {
+    /// A text query for the top 8.
+    pub fn text(text: impl Into<String>) -> Self {
+        RecallQuery {
+            text: text.into(),
+            embedding: None,
+            k: 8,
+            kinds: Vec::new(),
+            keys: Vec::new(),
+            force: false,
+            exclude: Vec::new(),
+        }
+    }
+
+    /// Attach the query embedding.
+    pub fn with_embedding(mut self, v: Vec<f32>) -> Self {
+        self.embedding = Some(v);
+        self
+    }
+
+    /// Return `k` hits.
+    pub fn with_k(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+}
+
+/// Why a memory was recalled: its rank and raw score in each channel and the weights.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScoreParts {
+    /// 1-based rank and cosine in the vector channel.
+    pub vector: Option<(u32, f32)>,
+    /// 1-based rank and BM25 score in the lexical channel.
+    pub lexical: Option<(u32, f32)>,
+    /// 1-based rank in the exact-key channel.
+    pub key: Option<u32>,
+    /// Reciprocal-rank fusion of the channels.
+    pub fused: f32,
+    /// The time factor of decay, in [0, 1].
+    pub decay: f32,
+    pub importance: f32,
+    /// `importance × decay`; under the weak threshold a memory is not recalled.
+    pub weight: f32,
+}
+
+/// One recalled memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    pub record: Record,
+    /// `fused × weight`: what hits are ordered by.
+    pub score: f32,
+    pub parts: ScoreParts,
+}
+
+/// The result of a recall.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recall {
+    pub route: RouteName,
+    pub hits: Vec<Hit>,
+}
+
+/// The router's decision, serializable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RouteName {
+    Retrieve,
+    SmallTalk,
+    Empty,
+}
+
+impl From<Route> for RouteName {
+    fn from(r: Route) -> Self {
+        match r {
+            Route::Retrieve => RouteName::Retrieve,
+            Route::SmallTalk => RouteName::SmallTalk,
+            Route::Empty => RouteName::Empty,
+        }
+    }
+}
+
+impl Engram {
+    /// Recall the scope's user's memories relevant to `q` at time `now`.
+    pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
+        let r = route(&q.text);
+        let route_name = RouteName::from(r);
+        let Some(p) = self.partition(scope)? else { return Ok(Recall { route: route_name, hits: Vec::new() }) };
+        if r != Route::Retrieve && !q.force {
+            return Ok(Recall { route: route_name, hits: Vec::new() });
+        }
+        let query_vec = match (&q.embedding, &self.embedder) {
+            (Some(v), Some(e)) => Some(crate::vector::unit(v, e.dim)?),
+            (Some(v), None) => Some(crate::vector::unit(v, v.len())?),
+            (None, _) => None,
+        };
+        let exclude: FxHashSet<&str> = q.exclude.iter().map(String::as_str).collect();
+        let accept = |slot: u32| {
+            p.at(slot).is_some_and(|r| {
+                !r.is_superseded()
+                    && !r.is_expired(now)
+                    && !exclude.contains(r.id.as_str())
+                    && if q.kinds.is_empty() {
+                        r.layer != Layer::Procedural && r.kind != Kind::Summary
+                    } else {
+                        q.kinds.contains(&r.kind)
+                    }
+            })
+        };
+        let n = self.config.candidates_per_channel.max(q.k);
+        let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
+        if let (Some(v), Some(ix)) = (&query_vec, p.vectors.as_ref()) {
+            for (rank, (slot, sim)) in ix.search(v, n, self.config.min_similarity, accept).into_iter().enumerate() {
+                parts.entry(slot).or_default().vector = Some((rank as u32 + 1, sim));
+            }
+        }
+        for (rank, (slot, s)) in p.bm25.search(&q.text, n, accept).into_iter().enumerate() {
+            parts.entry(slot).or_default().lexical = Some((rank as u32 + 1, s));
+        }
+        for (rank, slot) in key_channel(p, &q.text, &q.keys, n, accept).into_iter().enumerate() {
+            parts.entry(slot).or_default().key = Some(rank as u32 + 1);
+        }
+
+        let w = self.config.weights;
+        let k = self.config.rrf_k;
+        let mut scored: Vec<(u32, f32)> = Vec::with_capacity(parts.len());
+        for (&slot, sp) in parts.iter_mut() {
+            let Some(rec) = p.at(slot) else { continue };
+            let rr = |rank: u32| 1.0 / (k + rank as f32);
+            sp.fused = sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r))
+                + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r))
+                + sp.key.map_or(0.0, |r| w.key * rr(r));
+            sp.decay = self.config.decay.factor(now - rec.freshness());
+            sp.importance = rec.importance;
+            sp.weight = self.config.decay.weight(rec.importance, now - rec.freshness());
+            if sp.weight < self.config.weak_threshold {
+                continue;
+            }
+            scored.push((slot, sp.fused * sp.weight));
+        }
+        let all = scored.len();
+        top_k_by_score(&mut scored, all);
+
+        let mut seen = FxHashSet::default();
+        let mut hits = Vec::with_capacity(q.k);
+        for (slot, score) in scored {
+            if hits.len() == q.k {
+                break;
+            }
+            let Some(rec) = p.at(slot) else { continue };
+            if !seen.insert(content_hash(&normalize(&rec.text))) {
+                continue;
+            }
+            let parts = parts.remove(&slot).unwrap_or_default();
+            hits.push(Hit { record: rec.clone(), score, parts });
+        }
+        Ok(Recall { route: route_name, hits })
+    }
+}
+
+/// Current keyed records whose key the query names: explicit keys first, then keys whose
+/// subject or attribute words all appear among the query's terms (more words first).
+fn key_channel(p: &Partition, query: &str, explicit: &[FactKey], n: usize, accept: impl Fn(u32) -> bool) -> Vec<u32> {
+    let qt: FxHashSet<String> = terms(query).into_iter().collect();
+    let mut ranked: Vec<(u32, usize)> = Vec::new();
+    for (key, slots) in p.keys() {
+        let strength = if explicit.contains(key) {
+            usize::MAX
+        } else {
+            let words: Vec<String> = key.attribute.split('_').flat_map(terms).collect();
+            if words.is_empty() || !words.iter().all(|w| qt.contains(w)) {
+                continue;
+            }
+            words.len()
+        };
+        for &s in slots {
+            if accept(s) {
+                ranked.push((s, strength));
+            }
+        }
+    }
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.into_iter().take(n).map(|(s, _)| s).collect()
+}

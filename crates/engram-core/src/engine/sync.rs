@@ -1,0 +1,147 @@
+//! Ops: the change log every replica exchanges. Merge is last-writer-wins per record by
+//! HLC stamp; a delete leaves a tombstone that beats older writes; forgetting a user
+//! records a stamp after which older ops for that user are refused, so a late sync from
+//! another device cannot resurrect forgotten data. Applying an op twice is harmless.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::partition::Partition;
+use crate::engine::Engram;
+use crate::error::{Error, Result};
+use crate::hlc::{Millis, Stamp};
+use crate::model::{Record, Scope, UserKey};
+
+/// What an op does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum OpBody {
+    /// Create or replace a record (carries its embedding).
+    Upsert(Record),
+    /// Delete a record, leaving a tombstone.
+    Delete { id: String },
+    /// Remove everything of the user written before this op's stamp.
+    ForgetUser,
+}
+
+/// One change, stamped by the replica that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Op {
+    pub user: UserKey,
+    pub stamp: Stamp,
+    pub body: OpBody,
+}
+
+/// What applying an op did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// The op changed local state.
+    Changed,
+    /// The op was already reflected, or lost to a newer write or tombstone.
+    Ignored,
+    /// The op is for a user forgotten after it was made.
+    Refused,
+}
+
+impl Engram {
+    /// Take the ops made locally since the last call (the SDK persists and syncs them).
+    pub fn take_pending(&mut self) -> Vec<Op> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Number of local ops not yet taken.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Delete one memory of the scope's user. Returns false when it did not exist.
+    pub fn forget(&mut self, scope: &Scope, id: &str, now: Millis) -> Result<bool> {
+        scope.validate()?;
+        let stamp = self.next_stamp(now);
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::Delete { id: id.to_owned() } };
+        let existed = self.partitions.get(&op.user).is_some_and(|p| p.slot_of(id).is_some());
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(existed)
+    }
+
+    /// Forget everything of the scope's user on this replica, and make the forget an op so
+    /// every other replica and the origin do the same. Other users are untouched.
+    pub fn forget_user(&mut self, scope: &Scope, now: Millis) -> Result<usize> {
+        scope.validate()?;
+        let n = self.partitions.get(&scope.user_key()).map_or(0, Partition::len);
+        let stamp = self.next_stamp(now);
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::ForgetUser };
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(n)
+    }
+
+    /// Apply ops from another replica (or replay this replica's log). Idempotent.
+    pub fn apply_ops(&mut self, ops: Vec<Op>) -> Result<Vec<Applied>> {
+        ops.into_iter().map(|op| self.apply(op)).collect()
+    }
+
+    /// Apply one op.
+    pub fn apply(&mut self, op: Op) -> Result<Applied> {
+        Scope::user(op.user.tenant.clone(), op.user.user.clone()).validate()?;
+        self.hlc.observe(op.stamp);
+        if self.forgotten.get(&op.user).is_some_and(|f| *f >= op.stamp) {
+            return Ok(Applied::Refused);
+        }
+        match op.body {
+            OpBody::ForgetUser => {
+                self.forgotten.insert(op.user.clone(), op.stamp);
+                let Some(p) = self.partitions.get_mut(&op.user) else { return Ok(Applied::Changed) };
+                let doomed: Vec<String> = p.iter().filter(|(_, r)| r.stamp < op.stamp).map(|(_, r)| r.id.clone()).collect();
+                for id in doomed {
+                    p.remove(&id);
+                }
+                p.sessions.clear();
+                p.tombstones.retain(|_, s| *s > op.stamp);
+                if p.is_empty() {
+                    self.partitions.remove(&op.user);
+                }
+                Ok(Applied::Changed)
+            }
+            OpBody::Delete { id } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let newer = p.tombstones.get(&id).is_none_or(|s| *s < op.stamp);
+                if newer {
+                    p.tombstones.insert(id.clone(), op.stamp);
+                }
+                match p.get(&id) {
+                    Some(r) if r.stamp < op.stamp => {
+                        p.remove(&id);
+                        Ok(Applied::Changed)
+                    }
+                    _ if newer => Ok(Applied::Changed),
+                    _ => Ok(Applied::Ignored),
+                }
+            }
+            OpBody::Upsert(mut rec) => {
+                if rec.scope.user_key() != op.user {
+                    return Err(Error::invalid("op", "record scope does not match the op's user"));
+                }
+                if let Some(v) = rec.embedding.take() {
+                    rec.embedding = Some(self.check_embedding(&v)?);
+                }
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                if p.tombstones.get(&rec.id).is_some_and(|s| *s >= rec.stamp) {
+                    return Ok(Applied::Ignored);
+                }
+                if p.get(&rec.id).is_some_and(|cur| cur.stamp >= rec.stamp) {
+                    return Ok(Applied::Ignored);
+                }
+                let session = rec.scope.session.clone().filter(|_| rec.kind == crate::model::Kind::Message);
+                let id = rec.id.clone();
+                p.put(rec, &self.config);
+                if let Some(s) = session {
+                    let sess = p.sessions.entry(s).or_default();
+                    if !sess.turns.contains(&id) {
+                        sess.turns.push(id);
+                    }
+                }
+                Ok(Applied::Changed)
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Working memory: per-session state whose TTL refreshes on every write, the session's
+//! turns (records of kind `Message`, so they sync and are forgotten like the rest), the
+//! recent window of the last N turns, and a rolling-summary slot for turns that left it.
+
+use std::collections::BTreeMap;
+
+use crate::engine::partition::{Partition, Session};
+use crate::engine::sync::{Op, OpBody};
+use crate::engine::{id_from_stamp, Engram};
+use crate::error::{Error, Result};
+use crate::hlc::Millis;
+use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+
+const MAX_STATE_KEYS: usize = 256;
+const MAX_STATE_VALUE: usize = 64 * 1024;
+
+/// A chat turn to append.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// `User`, `Assistant`, `Tool` or `System`.
+    pub role: Source,
+    pub text: String,
+    pub embedding: Option<Vec<f32>>,
+}
+
+impl Turn {
+    /// A user turn.
+    pub fn user(text: impl Into<String>) -> Self {
+        Turn { role: Source::User, text: text.into(), embedding: None }
+    }
+    /// An assistant turn.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Turn { role: Source::Assistant, text: text.into(), embedding: None }
+    }
+}
+
+impl Engram {
+    /// Append a turn to the scope's session; refreshes the session's TTL. Returns its id.
+    pub fn append_turn(&mut self, scope: &Scope, turn: Turn, now: Millis) -> Result<String> {
+        let session = scope.require_session()?.to_owned();
+        scope.validate()?;
+        self.validate_text(&turn.text)?;
+        if matches!(turn.role, Source::RuleExtracted | Source::LlmExtracted) {
+            return Err(Error::invalid("role", "a turn's role is user, assistant, tool or system"));
+        }
+        let embedding = match &turn.embedding {
+            Some(v) => Some(self.check_embedding(v)?),
+            None => None,
+        };
+        let stamp = self.next_stamp(now);
+        let id = id_from_stamp(stamp);
+        let record = Record {
+            id: id.clone(),
+            scope: scope.clone(),
+            kind: Kind::Message,
+            layer: Layer::Working,
+            text: turn.text.trim().to_owned(),
+            key: None,
+            embedding,
+            // What the user says is worth more later than what the assistant said.
+            importance: if turn.role == Source::User { 0.4 } else { 0.25 },
+            confidence: 1.0,
+            source: turn.role,
+            tags: Vec::new(),
+            created_at: now,
+            updated_at: now,
+            last_accessed_at: now,
+            times_seen: 1,
+            valid_from: now,
+            valid_to: None,
+            superseded_by: None,
+            expires_at: None,
+            sensitivity: Sensitivity::Personal,
+            stamp,
+        };
+        let user = scope.user_key();
+        let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
+        let slot = part.put(record, &self.config);
+        let sess = part.sessions.entry(session).or_default();
+        sess.turns.push(id.clone());
+        sess.touched_at = now;
+        if let Some(rec) = part.full_record(slot) {
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+        }
+        Ok(id)
+    }
+
+    /// The last `n` turns of the scope's session (default: the configured window), oldest first.
+    pub fn recent_turns(&self, scope: &Scope, n: Option<usize>) -> Result<Vec<Record>> {
+        let session = scope.require_session()?;
+        let n = n.unwrap_or(self.config.recent_turns);
+        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
+        let Some(s) = p.sessions.get(session) else { return Ok(Vec::new()) };
+        let mut turns: Vec<Record> = s.turns.iter().filter_map(|id| p.get(id).cloned()).collect();
+        turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
+        let skip = turns.len().saturating_sub(n);
+        Ok(turns.split_off(skip))
+    }
+
+    /// Turns that have left the recent window (oldest first): what a rolling summary covers.
+    pub fn overflow_turns(&self, scope: &Scope) -> Result<Vec<Record>> {
+        let mut all = self.recent_turns(scope, Some(usize::MAX))?;
+        let keep = all.len().saturating_sub(self.config.recent_turns);
+        all.truncate(keep);
+        Ok(all)
+    }
+
+    /// Set a session state value; refreshes the session's TTL.
+    pub fn session_set(&mut self, scope: &Scope, key: &str, value: &str, now: Millis) -> Result<()> {
+        let session = scope.require_session()?.to_owned();
+        if key.is_empty() || key.len() > 256 {
+            return Err(Error::invalid("key", "must be 1..=256 bytes"));
+        }
+        if value.len() > MAX_STATE_VALUE {
+            return Err(Error::TextTooLarge { len: value.len(), max: MAX_STATE_VALUE });
+        }
+        let ttl = self.config.session_ttl_ms;
+        let sess = self.partition_mut(scope)?.sessions.entry(session).or_default();
+        expire(sess, now, ttl);
+        if !sess.state.contains_key(key) && sess.state.len() >= MAX_STATE_KEYS {
+            return Err(Error::invalid("key", format!("a session holds at most {MAX_STATE_KEYS} keys")));
+        }
+        sess.state.insert(key.to_owned(), value.to_owned());
+        sess.touched_at = now;
+        Ok(())
+    }
+
+    /// A session state value, unless the session has been idle past its TTL.
+    pub fn session_get(&self, scope: &Scope, key: &str, now: Millis) -> Result<Option<String>> {
+        Ok(self.session_state(scope, now)?.remove(key))
+    }
+
+    /// The whole live state of the scope's session.
+    pub fn session_state(&self, scope: &Scope, now: Millis) -> Result<BTreeMap<String, String>> {
+        let session = scope.require_session()?;
+        let ttl = self.config.session_ttl_ms;
+        Ok(self
+            .partition(scope)?
+            .and_then(|p| p.sessions.get(session))
+            .filter(|s| now.saturating_sub(s.touched_at) < ttl)
+            .map(|s| s.state.clone())
+            .unwrap_or_default())
+    }
+
+    /// Replace the session's rolling summary.
+    pub fn set_summary(&mut self, scope: &Scope, summary: &str, now: Millis) -> Result<()> {
+        let session = scope.require_session()?.to_owned();
+        self.validate_text(summary)?;
+        let sess = self.partition_mut(scope)?.sessions.entry(session).or_default();
+        sess.summary = Some(summary.trim().to_owned());
+        sess.touched_at = now;
+        Ok(())
+    }
+
+    /// The session's rolling summary.
+    pub fn summary(&self, scope: &Scope) -> Result<Option<String>> {
+        let session = scope.require_session()?;
+        Ok(self.partition(scope)?.and_then(|p| p.sessions.get(session)).and_then(|s| s.summary.clone()))
+    }
+
+    /// End a session: its state goes, and memories of the `Session` sensitivity tier made
+    /// in it are deleted (as ops, so every replica deletes them). Turns stay as episodes.
+    pub fn end_session(&mut self, scope: &Scope, now: Millis) -> Result<usize> {
+        let session = scope.require_session()?.to_owned();
+        let Some(p) = self.partitions.get_mut(&scope.user_key()) else { return Ok(0) };
+        if let Some(s) = p.sessions.get_mut(&session) {
+            s.state.clear();
+        }
+        let doomed: Vec<String> = p
+            .iter()
+            .filter(|(_, r)| r.sensitivity == Sensitivity::Session && r.scope.session.as_deref() == Some(&session))
+            .map(|(_, r)| r.id.clone())
+            .collect();
+        for id in &doomed {
+            self.forget(scope, id, now)?;
+        }
+        Ok(doomed.len())
+    }
+}
+
+fn expire(sess: &mut Session, now: Millis, ttl: Millis) {
+    if now.saturating_sub(sess.touched_at) >= ttl {
+        sess.state.clear();
+    }
+}

@@ -1,0 +1,205 @@
+//! The write path: validate → normalize → exact dedup → near-duplicate → supersession →
+//! insert → op. Chat turns (see `working`) use the insert step only.
+
+use crate::engine::partition::Partition;
+use crate::engine::sync::{Op, OpBody};
+use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
+use crate::error::{Error, Result};
+use crate::hlc::Millis;
+use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
+use crate::text::{content_hash, normalize};
+use crate::vector::unit;
+
+const MAX_TAGS: usize = 32;
+const MAX_TAG_LEN: usize = 64;
+const MAX_ID_LEN: usize = 128;
+
+impl Engram {
+    /// Remember one memory for the scope's user.
+    ///
+    /// Same normalized text as a current memory → that memory is reinforced
+    /// (`Duplicate`). A vector within `dedup_threshold` of a current memory without a key →
+    /// reinforced (`Reinforced`). Same key as current memories with other text → they are
+    /// closed (`valid_to`, `superseded_by`) and the new one is inserted.
+    pub fn remember(&mut self, scope: &Scope, input: MemoryInput, now: Millis) -> Result<WriteOutcome> {
+        scope.validate()?;
+        self.validate_input(&input)?;
+        let embedding = match &input.embedding {
+            Some(v) => Some(self.check_embedding(v)?),
+            None => None,
+        };
+        if let Some(id) = &input.id {
+            if self.partitions.get(&scope.user_key()).is_some_and(|p| p.slot_of(id).is_some()) {
+                return Err(Error::invalid("id", format!("{id:?} already exists; use a new id")));
+            }
+        }
+        let text = input.text.trim().to_owned();
+        let hash = content_hash(&normalize(&text));
+        let threshold = self.config.dedup_threshold;
+        let part = self.partition_mut(scope)?;
+
+        // 1. Exact duplicate of a current memory (with the same key, if any).
+        let exact = part
+            .with_hash(hash)
+            .iter()
+            .copied()
+            .find(|&s| part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key));
+        if let Some(slot) = exact {
+            return Ok(self.reinforce(scope, slot, &input, None, now));
+        }
+
+        // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict).
+        if input.key.is_none() {
+            if let (Some(v), Some(ix)) = (&embedding, part.vectors.as_ref()) {
+                let near = ix.search(v, 1, threshold, |s| {
+                    part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && !r.is_superseded() && !r.is_expired(now))
+                });
+                if let Some(&(slot, sim)) = near.first() {
+                    return Ok(self.reinforce(scope, slot, &input, Some(sim), now));
+                }
+            }
+        }
+
+        // 3. Supersession by key, then insert.
+        let stamp = self.next_stamp(now);
+        let id = input.id.clone().unwrap_or_else(|| id_from_stamp(stamp));
+        let user = scope.user_key();
+        let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
+        let mut superseded = Vec::new();
+        if let Some(key) = &input.key {
+            let current: Vec<u32> =
+                part.with_key(key).iter().copied().filter(|&s| part.at(s).is_some_and(|r| !r.is_superseded())).collect();
+            for slot in current {
+                part.update(slot, |r| {
+                    r.valid_to = Some(now);
+                    r.superseded_by = Some(id.clone());
+                    r.updated_at = now;
+                    r.stamp = stamp;
+                });
+                if let Some(r) = part.at(slot) {
+                    superseded.push(r.id.clone());
+                }
+            }
+        }
+        let record = Record {
+            id: id.clone(),
+            scope: scope.clone(),
+            kind: input.kind,
+            layer: input.layer.unwrap_or_else(|| Layer::default_for(input.kind)),
+            text,
+            key: input.key,
+            embedding,
+            importance: input.importance,
+            confidence: input.confidence,
+            source: input.source,
+            tags: input.tags,
+            created_at: now,
+            updated_at: now,
+            last_accessed_at: now,
+            times_seen: 1,
+            valid_from: now,
+            valid_to: None,
+            superseded_by: None,
+            expires_at: input.ttl_ms.map(|t| now.saturating_add(t)),
+            sensitivity: input.sensitivity,
+            stamp,
+        };
+        let slot = part.put(record, &self.config);
+        for old in &superseded {
+            if let Some(rec) = part.slot_of(old).and_then(|s| part.full_record(s)) {
+                self.pending.push(Op { user: user.clone(), stamp, body: OpBody::Upsert(rec) });
+            }
+        }
+        if let Some(rec) = part.full_record(slot) {
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+        }
+        Ok(WriteOutcome { id, action: WriteAction::Inserted, similarity: None, superseded })
+    }
+
+    /// Remember several memories in order; stops at the first invalid one.
+    pub fn remember_many(&mut self, scope: &Scope, inputs: Vec<MemoryInput>, now: Millis) -> Result<Vec<WriteOutcome>> {
+        inputs.into_iter().map(|i| self.remember(scope, i, now)).collect()
+    }
+
+    fn reinforce(&mut self, scope: &Scope, slot: u32, input: &MemoryInput, sim: Option<f32>, now: Millis) -> WriteOutcome {
+        let stamp = self.next_stamp(now);
+        let user = scope.user_key();
+        let Some(part) = self.partitions.get_mut(&user) else {
+            return WriteOutcome { id: String::new(), action: WriteAction::Duplicate, similarity: sim, superseded: Vec::new() };
+        };
+        part.update(slot, |r| {
+            r.times_seen = r.times_seen.saturating_add(1);
+            // Each confirmation moves importance a step towards 1 and never lowers it.
+            r.importance = r.importance.max(input.importance).max((r.importance + 0.1).min(1.0));
+            r.confidence = r.confidence.max(input.confidence);
+            r.updated_at = now;
+            r.last_accessed_at = now;
+            r.stamp = stamp;
+            for t in &input.tags {
+                if !r.tags.contains(t) {
+                    r.tags.push(t.clone());
+                }
+            }
+        });
+        let id = part.at(slot).map(|r| r.id.clone()).unwrap_or_default();
+        if let Some(rec) = part.full_record(slot) {
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+        }
+        let action = if sim.is_some() { WriteAction::Reinforced } else { WriteAction::Duplicate };
+        WriteOutcome { id, action, similarity: sim, superseded: Vec::new() }
+    }
+
+    pub(crate) fn validate_text(&self, text: &str) -> Result<()> {
+        if text.trim().is_empty() {
+            return Err(Error::invalid("text", "must not be empty"));
+        }
+        if text.len() > self.config.max_text_bytes {
+            return Err(Error::TextTooLarge { len: text.len(), max: self.config.max_text_bytes });
+        }
+        Ok(())
+    }
+
+    fn validate_input(&self, input: &MemoryInput) -> Result<()> {
+        self.validate_text(&input.text)?;
+        for (field, v) in [("importance", input.importance), ("confidence", input.confidence)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::invalid(field, format!("{v} is outside [0, 1]")));
+            }
+        }
+        if input.tags.len() > MAX_TAGS || input.tags.iter().any(|t| t.is_empty() || t.len() > MAX_TAG_LEN) {
+            return Err(Error::invalid("tags", format!("at most {MAX_TAGS} tags of 1..={MAX_TAG_LEN} bytes")));
+        }
+        if let Some(ttl) = input.ttl_ms {
+            if ttl <= 0 {
+                return Err(Error::invalid("ttl_ms", "must be positive"));
+            }
+        }
+        if let Some(id) = &input.id {
+            if id.is_empty() || id.len() > MAX_ID_LEN || id.chars().any(char::is_control) {
+                return Err(Error::invalid("id", format!("must be 1..={MAX_ID_LEN} bytes without control characters")));
+            }
+        }
+        if let Some(k) = &input.key {
+            if k.subject.is_empty() || k.attribute.is_empty() {
+                return Err(Error::invalid("key", "subject and attribute must not be empty"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check a vector against the store's embedder (fixing the dimension on first use)
+    /// and return it unit-length.
+    pub(crate) fn check_embedding(&mut self, v: &[f32]) -> Result<Vec<f32>> {
+        let dim = match &self.embedder {
+            Some(e) => e.dim,
+            None => {
+                if v.is_empty() || v.len() > 8192 {
+                    return Err(Error::invalid("embedding", "must have 1..=8192 dimensions"));
+                }
+                self.embedder = Some(EmbedderInfo { id: "caller".into(), dim: v.len() });
+                v.len()
+            }
+        };
+        unit(v, dim)
+    }
+}

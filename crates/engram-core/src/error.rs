@@ -1,0 +1,84 @@
+//! One error type for the whole core. Every variant has a stable machine code
+//! (see [`Error::code`]) that the wasm binding and the SDK surface unchanged.
+
+use thiserror::Error;
+
+/// Everything the core can refuse. Untrusted input always ends here, never in a panic.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A caller-supplied value is out of its allowed range or shape.
+    #[error("invalid input: {field}: {reason}")]
+    InvalidInput { field: &'static str, reason: String },
+
+    /// An embedding's length differs from the dimension this store was opened with.
+    #[error("embedding has {found} dimensions but this store uses {expected}; use one embedder per store")]
+    DimensionMismatch { expected: usize, found: usize },
+
+    /// An embedding holds NaN or an infinity, or is all zeros.
+    #[error("embedding is not usable: {0}")]
+    BadEmbedding(&'static str),
+
+    /// Text larger than the configured maximum.
+    #[error("text is {len} bytes, over the limit of {max}; split it or raise `max_text_bytes`")]
+    TextTooLarge { len: usize, max: usize },
+
+    /// No record with this id in this user's partition.
+    #[error("no memory with id {0} for this user")]
+    NotFound(String),
+
+    /// A binary input does not start with the expected magic bytes.
+    #[error("not an engram {what}: bad magic bytes")]
+    BadMagic { what: &'static str },
+
+    /// A binary input was written by a newer format than this build reads.
+    #[error("{what} format version {found} is newer than this build supports ({supported}); upgrade engram")]
+    UnsupportedVersion { what: &'static str, found: u16, supported: u16 },
+
+    /// A binary input is shorter than its header says.
+    #[error("{what} is truncated")]
+    Truncated { what: &'static str },
+
+    /// The checksum of a binary input does not match its payload.
+    #[error("{what} is corrupt: checksum mismatch")]
+    Checksum { what: &'static str },
+
+    /// The payload decoded to something malformed.
+    #[error("{what} could not be decoded: {reason}")]
+    Decode { what: &'static str, reason: String },
+
+    /// The tokenizer table could not be used.
+    #[error("token table error: {0}")]
+    TokenTable(String),
+
+    /// The pre-tokenizer gave up on pathological input.
+    #[error("tokenizer could not split the text: {0}")]
+    Tokenize(String),
+}
+
+impl Error {
+    /// A stable, machine-readable code, e.g. `"DIMENSION_MISMATCH"`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidInput { .. } => "INVALID_INPUT",
+            Error::DimensionMismatch { .. } => "DIMENSION_MISMATCH",
+            Error::BadEmbedding(_) => "BAD_EMBEDDING",
+            Error::TextTooLarge { .. } => "TEXT_TOO_LARGE",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::BadMagic { .. } => "BAD_MAGIC",
+            Error::UnsupportedVersion { .. } => "UNSUPPORTED_VERSION",
+            Error::Truncated { .. } => "TRUNCATED",
+            Error::Checksum { .. } => "CHECKSUM",
+            Error::Decode { .. } => "DECODE",
+            Error::TokenTable(_) => "TOKEN_TABLE",
+            Error::Tokenize(_) => "TOKENIZE",
+        }
+    }
+
+    pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidInput { field, reason: reason.into() }
+    }
+}
+
+/// Result alias used across the core.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

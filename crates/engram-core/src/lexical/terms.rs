@@ -1,0 +1,86 @@
+//! Terms for BM25: Unicode words (UAX #29), lowercased; runs of CJK characters become
+//! overlapping bigrams ("记忆管理" → 记忆, 忆管, 管理), which retrieve Chinese and Japanese
+//! well without a 2 MB segmentation dictionary.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// True for Han, Hiragana, Katakana and Hangul characters.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF |
+        0xAC00..=0xD7AF | 0x20000..=0x2FA1F)
+}
+
+/// Very common English words that carry no retrieval signal.
+const STOP: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "is", "are", "was",
+    "were", "be", "been", "it", "this", "that", "do", "does", "did", "i", "me", "my", "you", "your", "we",
+    "our", "what", "which", "who", "how", "can", "could", "would", "should", "will", "about", "as", "by",
+    "from", "so", "if", "then", "there", "their", "they", "he", "she", "his", "her", "its", "am", "have",
+    "has", "had", "not", "no", "yes", "just", "any", "some",
+];
+
+/// Split `text` into index terms.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        match run.len() {
+            0 => {}
+            1 => out.push(run[0].to_string()),
+            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
+        }
+        run.clear();
+    };
+    for word in text.unicode_words() {
+        let mut chars = word.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            if is_cjk(c) {
+                run.push(c);
+                continue;
+            }
+        }
+        flush(&mut run, &mut out);
+        if word.chars().any(is_cjk) {
+            // Mixed word (e.g. Hangul syllables grouped by UAX #29): bigram its CJK part.
+            let mut sub: Vec<char> = Vec::new();
+            for c in word.chars() {
+                if is_cjk(c) {
+                    sub.push(c);
+                } else {
+                    flush(&mut sub, &mut out);
+                }
+            }
+            flush(&mut sub, &mut out);
+            continue;
+        }
+        let lower = word.to_lowercase();
+        let lower = lower.strip_suffix("'s").unwrap_or(&lower).to_owned();
+        if !STOP.contains(&lower.as_str()) {
+            out.push(lower);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_words_are_lowercased_and_stopwords_dropped() {
+        assert_eq!(terms("The user's favourite Language is Rust!"), ["user", "favourite", "language", "rust"]);
+    }
+
+    #[test]
+    fn chinese_runs_become_overlapping_bigrams() {
+        assert_eq!(terms("记忆管理"), ["记忆", "忆管", "管理"]);
+        assert_eq!(terms("我用Python"), ["我用", "python"]);
+    }
+
+    #[test]
+    fn a_lone_cjk_character_is_its_own_term() {
+        assert_eq!(terms("茶 tea"), ["茶", "tea"]);
+    }
+}

@@ -1,0 +1,50 @@
+//! # engram-core
+//!
+//! A pure, deterministic memory engine for AI agents. It stores memories per user,
+//! recalls them by meaning (vectors), words (BM25) and fact keys, weighs them by
+//! importance and age, and packs them into a prompt under an exact token budget, framed
+//! as untrusted data. It never does IO: time, replica ids and bytes are passed in, and
+//! state leaves as a snapshot and a stream of ops. The same engine runs in a browser tab,
+//! in Node, in a Cloudflare Worker (through `engram-wasm`) and on the origin server.
+//!
+//! ```
+//! use engram_core::{Config, ContextRequest, Engram, MemoryInput, Scope, Turn};
+//! let mut mem = Engram::new(Config::default(), 42);
+//! let chat = Scope::user("acme", "zhang-san").with_session("s1");
+//! let t0 = 1_764_000_000_000;
+//! mem.remember(&chat, MemoryInput::fact("Zhang San prefers Python").with_key("zhang san", "preferred language"), t0).unwrap();
+//! mem.append_turn(&chat, Turn::user("Which language should I use for the new service?"), t0).unwrap();
+//! let ctx = mem.build_context(&chat, &ContextRequest::new("Which language should I use?", 900), t0).unwrap();
+//! assert!(ctx.text.contains("prefers Python") && ctx.tokens <= 900);
+//! ```
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_code)]
+
+pub mod codec;
+pub mod decay;
+pub mod engine;
+pub mod error;
+pub mod hlc;
+pub mod lexical;
+pub mod model;
+pub mod router;
+pub mod text;
+pub mod tokens;
+pub mod vector;
+
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod no_os_random;
+
+pub use codec::{decode_ops, encode_ops};
+pub use decay::Decay;
+pub use engine::context::{Context, ContextRequest};
+pub use engine::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
+pub use engine::sync::{Applied, Op, OpBody};
+pub use engine::working::Turn;
+pub use engine::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
+pub use error::{Error, Result};
+pub use hlc::{Hlc, Millis, Stamp};
+pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};
+pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
+pub use vector::Precision;

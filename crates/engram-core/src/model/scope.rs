@@ -1,0 +1,79 @@
+//! Who a memory belongs to. A user's data is one partition: `(tenant, user)`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The longest tenant, user, agent or session id accepted.
+pub const MAX_ID_LEN: usize = 256;
+
+/// The partition key: every read and write names exactly one of these.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct UserKey {
+    pub tenant: String,
+    pub user: String,
+}
+
+/// Where a memory lives: a user of a tenant, optionally narrowed to an agent and a session.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Scope {
+    pub tenant: String,
+    pub user: String,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+}
+
+impl Scope {
+    /// A scope for `user` of `tenant`, with no agent or session.
+    pub fn user(tenant: impl Into<String>, user: impl Into<String>) -> Self {
+        Scope { tenant: tenant.into(), user: user.into(), agent: None, session: None }
+    }
+
+    /// The same scope narrowed to `session`.
+    pub fn with_session(mut self, session: impl Into<String>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// The same scope narrowed to `agent`.
+    pub fn with_agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// The partition this scope reads and writes.
+    pub fn user_key(&self) -> UserKey {
+        UserKey { tenant: self.tenant.clone(), user: self.user.clone() }
+    }
+
+    /// Refuse empty or oversized ids, and control characters in them.
+    pub fn validate(&self) -> Result<()> {
+        check_id("scope.tenant", &self.tenant)?;
+        check_id("scope.user", &self.user)?;
+        if let Some(a) = &self.agent {
+            check_id("scope.agent", a)?;
+        }
+        if let Some(s) = &self.session {
+            check_id("scope.session", s)?;
+        }
+        Ok(())
+    }
+
+    /// The session id, or an error naming the operation that needs one.
+    pub fn require_session(&self) -> Result<&str> {
+        self.session.as_deref().ok_or_else(|| Error::invalid("scope.session", "this operation needs a session id"))
+    }
+}
+
+fn check_id(field: &'static str, v: &str) -> Result<()> {
+    if v.is_empty() {
+        return Err(Error::invalid(field, "must not be empty"));
+    }
+    if v.len() > MAX_ID_LEN {
+        return Err(Error::invalid(field, format!("longer than {MAX_ID_LEN} bytes")));
+    }
+    if v.chars().any(char::is_control) {
+        return Err(Error::invalid(field, "must not contain control characters"));
+    }
+    Ok(())
+}

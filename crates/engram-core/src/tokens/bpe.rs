@@ -1,0 +1,262 @@
+//! Byte-pair encoding with tiktoken's exact semantics, over a [`RankTable`].
+//!
+//! Pre-tokenization uses tiktoken's published patterns on the `regex` crate's DFA. The one
+//! construct a DFA cannot run is the lookahead in `\s+(?!\S)`; we drop that alternative
+//! and emulate it (the approach of GitHub's `bpe` crate): a whitespace-only match that
+//! does not end in a newline, is followed by a non-space and is longer than one
+//! character gives its last character back to the next piece. Parity with tiktoken is
+//! checked on a multilingual corpus by `engram-testkit`.
+
+use regex::Regex;
+
+use crate::error::{Error, Result};
+use crate::tokens::table::RankTable;
+
+/// The encodings engram knows how to pre-tokenize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// GPT-4o / GPT-4.1 / o-series / GPT-5. The default.
+    O200kBase,
+    /// GPT-4 / GPT-3.5.
+    Cl100kBase,
+}
+
+impl Encoding {
+    /// The name tiktoken uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// Look an encoding up by its tiktoken name.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "o200k_base" => Ok(Encoding::O200kBase),
+            "cl100k_base" => Ok(Encoding::Cl100kBase),
+            other => Err(Error::TokenTable(format!("unknown encoding {other:?}; expected o200k_base or cl100k_base"))),
+        }
+    }
+
+    /// The pattern without the `\s+(?!\S)` alternative (see the module docs).
+    fn pattern(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => concat!(
+                r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                r"|\p{N}{1,3}",
+                r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+                r"|\s*[\r\n]+",
+                r"|\s+",
+            ),
+            Encoding::Cl100kBase => concat!(
+                r"(?i:'s|'t|'re|'ve|'m|'ll|'d)",
+                r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+                r"|\p{N}{1,3}",
+                r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+                r"|\s*[\r\n]+",
+                r"|\s+",
+            ),
+        }
+    }
+}
+
+/// A ready-to-use BPE tokenizer: a rank table and its pre-tokenizer.
+#[derive(Debug)]
+pub struct Bpe {
+    encoding: Encoding,
+    table: RankTable,
+    regex: Regex,
+}
+
+impl Bpe {
+    /// Combine a loaded table with its encoding's pre-tokenizer. The table's name must match.
+    pub fn new(table: RankTable) -> Result<Self> {
+        let encoding = Encoding::from_name(table.name())?;
+        let regex = Regex::new(encoding.pattern()).map_err(|e| Error::TokenTable(e.to_string()))?;
+        Ok(Bpe { encoding, table, regex })
+    }
+
+    /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
+    pub fn from_table_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::new(RankTable::from_bytes(bytes)?)
+    }
+
+    /// Which encoding this is.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The rank table.
+    pub fn table(&self) -> &RankTable {
+        &self.table
+    }
+
+    /// Pre-tokenized pieces as byte ranges into `text`.
+    pub fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
+        Pieces { regex: &self.regex, text, pos: 0 }
+    }
+
+    /// Token ids, as tiktoken's `encode_ordinary` (special tokens are plain text).
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        let mut parts = Vec::new();
+        for (s, e) in self.pieces(text) {
+            self.encode_piece(&text.as_bytes()[s..e], &mut parts, &mut out);
+        }
+        out
+    }
+
+    /// The number of tokens `encode` would return, without building the list.
+    pub fn count(&self, text: &str) -> usize {
+        let mut parts = Vec::new();
+        self.pieces(text).map(|(s, e)| self.count_piece(&text.as_bytes()[s..e], &mut parts)).sum()
+    }
+
+    /// Count several texts.
+    pub fn count_many<S: AsRef<str>>(&self, texts: &[S]) -> Vec<usize> {
+        texts.iter().map(|t| self.count(t.as_ref())).collect()
+    }
+
+    /// Bytes of the given tokens, concatenated.
+    pub fn decode_bytes(&self, tokens: &[u32]) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for &t in tokens {
+            if t as usize >= self.table.len() {
+                return Err(Error::invalid("tokens", format!("{t} is not an ordinary token of {}", self.encoding.name())));
+            }
+            out.extend_from_slice(self.table.token(t));
+        }
+        Ok(out)
+    }
+
+    /// The longest prefix of `text` that is at most `max_tokens` tokens, ending on a
+    /// character boundary (so never inside a UTF-8 sequence or a UTF-16 surrogate pair),
+    /// with its exact token count.
+    pub fn truncate<'a>(&self, text: &'a str, max_tokens: usize) -> (&'a str, usize) {
+        let mut used = 0usize;
+        let mut parts = Vec::new();
+        let mut toks = Vec::new();
+        for (s, e) in self.pieces(text) {
+            let piece = &text.as_bytes()[s..e];
+            toks.clear();
+            self.encode_piece(piece, &mut parts, &mut toks);
+            if used + toks.len() <= max_tokens {
+                used += toks.len();
+                continue;
+            }
+            // The budget ends inside this piece: keep whole tokens, then back off to a
+            // character boundary, and confirm the count of what we return.
+            let mut end = s;
+            for &t in &toks[..max_tokens - used] {
+                end += self.table.token(t).len();
+            }
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            loop {
+                let prefix = &text[..end];
+                let n = self.count(prefix);
+                if n <= max_tokens {
+                    return (prefix, n);
+                }
+                // Re-tokenizing a cut piece can, rarely, cost more; shrink by one character.
+                end = prefix.char_indices().next_back().map_or(0, |(i, _)| i);
+            }
+        }
+        (text, used)
+    }
+
+    fn encode_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, out: &mut Vec<u32>) {
+        if let Some(r) = self.table.rank(piece) {
+            out.push(r);
+            return;
+        }
+        self.merge(piece, parts);
+        for w in parts.windows(2) {
+            // Every merged part is a token by construction; single bytes are all in the table.
+            if let Some(r) = self.table.rank(&piece[w[0].0..w[1].0]) {
+                out.push(r);
+            }
+        }
+    }
+
+    fn count_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
+        if self.table.rank(piece).is_some() {
+            return 1;
+        }
+        self.merge(piece, parts);
+        parts.len() - 1
+    }
+
+    /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank.
+    /// Leaves `(start, rank-of-pair-starting-here)` boundaries in `parts`.
+    fn merge(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+        parts.clear();
+        let rank_of = |a: usize, b: usize| self.table.rank(&piece[a..b]).unwrap_or(u32::MAX);
+        let mut min = (u32::MAX, usize::MAX);
+        for i in 0..piece.len().saturating_sub(1) {
+            let r = rank_of(i, i + 2);
+            if r < min.0 {
+                min = (r, i);
+            }
+            parts.push((i, r));
+        }
+        parts.push((piece.len().saturating_sub(1), u32::MAX));
+        parts.push((piece.len(), u32::MAX));
+        let get = |parts: &Vec<(usize, u32)>, i: usize| {
+            if i + 3 < parts.len() {
+                rank_of(parts[i].0, parts[i + 3].0)
+            } else {
+                u32::MAX
+            }
+        };
+        while min.0 != u32::MAX {
+            let i = min.1;
+            if i > 0 {
+                parts[i - 1].1 = get(parts, i - 1);
+            }
+            parts[i].1 = get(parts, i);
+            parts.remove(i + 1);
+            min = (u32::MAX, usize::MAX);
+            for (j, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
+                if r < min.0 {
+                    min = (r, j);
+                }
+            }
+        }
+    }
+}
+
+/// Iterator over pre-tokenized pieces `(start, end)` in bytes.
+pub struct Pieces<'a> {
+    regex: &'a Regex,
+    text: &'a str,
+    pos: usize,
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let m = self.regex.find_at(self.text, self.pos)?;
+        let (start, mut end) = (m.start(), m.end());
+        let s = m.as_str();
+        if end < self.text.len() && s.chars().all(char::is_whitespace) && !s.ends_with(['\r', '\n']) {
+            let next_is_space = self.text[end..].chars().next().is_some_and(char::is_whitespace);
+            if !next_is_space {
+                if let Some((last, _)) = s.char_indices().next_back() {
+                    if last > 0 {
+                        end = start + last;
+                    }
+                }
+            }
+        }
+        self.pos = end;
+        Some((start, end))
+    }
+}

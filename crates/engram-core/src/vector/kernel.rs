@@ -1,0 +1,168 @@
+//! Dot-product kernels. On `wasm32` with `simd128` they use 128-bit lanes; elsewhere a
+//! scalar loop with eight independent accumulators (which LLVM vectorizes natively).
+//! Both orders of summation rank the same vectors the same way (see tests and the
+//! wasm run in `.ci/run`).
+
+/// `Σ a[i]·b[i]` over the common length.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::dot(a, b)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        dot_scalar(a, b)
+    }
+}
+
+/// `Σ q[i]·v[i]` for an int8 row (the caller multiplies by the row's scale).
+#[inline]
+pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::dot_i8(q, v)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        dot_i8_scalar(q, v)
+    }
+}
+
+/// The portable kernel.
+pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0f32; 8];
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0f32;
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        tail += x * y;
+    }
+    (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
+}
+
+/// The portable int8 kernel.
+pub fn dot_i8_scalar(q: &[f32], v: &[i8]) -> f32 {
+    let n = q.len().min(v.len());
+    let (q, v) = (&q[..n], &v[..n]);
+    let mut acc = [0f32; 8];
+    let mut cq = q.chunks_exact(8);
+    let mut cv = v.chunks_exact(8);
+    for (x, y) in (&mut cq).zip(&mut cv) {
+        for i in 0..8 {
+            acc[i] += x[i] * f32::from(y[i]);
+        }
+    }
+    let mut tail = 0f32;
+    for (x, y) in cq.remainder().iter().zip(cv.remainder()) {
+        tail += x * f32::from(*y);
+    }
+    (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
+}
+
+/// Per-row symmetric int8 quantization: `v ≈ scale · q`, `scale = max|v| / 127`.
+pub fn quantize(v: &[f32]) -> (f32, Vec<i8>) {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 {
+        return (0.0, vec![0; v.len()]);
+    }
+    let scale = max / 127.0;
+    (scale, v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect())
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(unsafe_code)]
+mod simd {
+    use core::arch::wasm32::*;
+
+    pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let n = a.len().min(b.len());
+        let (a, b) = (&a[..n], &b[..n]);
+        let mut s0 = f32x4_splat(0.0);
+        let mut s1 = f32x4_splat(0.0);
+        let mut ca = a.chunks_exact(8);
+        let mut cb = b.chunks_exact(8);
+        for (x, y) in (&mut ca).zip(&mut cb) {
+            // SAFETY: each chunk holds exactly 8 f32 (32 bytes); v128_load allows unaligned reads.
+            unsafe {
+                let x0 = v128_load(x.as_ptr() as *const v128);
+                let x1 = v128_load(x.as_ptr().add(4) as *const v128);
+                let y0 = v128_load(y.as_ptr() as *const v128);
+                let y1 = v128_load(y.as_ptr().add(4) as *const v128);
+                s0 = f32x4_add(s0, f32x4_mul(x0, y0));
+                s1 = f32x4_add(s1, f32x4_mul(x1, y1));
+            }
+        }
+        let s = f32x4_add(s0, s1);
+        let mut tail = 0f32;
+        for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+            tail += x * y;
+        }
+        f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s) + f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s) + tail
+    }
+
+    pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
+        let n = q.len().min(v.len());
+        let (q, v) = (&q[..n], &v[..n]);
+        let mut acc = f32x4_splat(0.0);
+        let mut cq = q.chunks_exact(16);
+        let mut cv = v.chunks_exact(16);
+        for (x, y) in (&mut cq).zip(&mut cv) {
+            // SAFETY: x holds 16 f32 (64 bytes), y holds 16 i8 (16 bytes); unaligned loads are allowed.
+            unsafe {
+                let bytes = v128_load(y.as_ptr() as *const v128);
+                let lo = i16x8_extend_low_i8x16(bytes);
+                let hi = i16x8_extend_high_i8x16(bytes);
+                let parts = [
+                    f32x4_convert_i32x4(i32x4_extend_low_i16x8(lo)),
+                    f32x4_convert_i32x4(i32x4_extend_high_i16x8(lo)),
+                    f32x4_convert_i32x4(i32x4_extend_low_i16x8(hi)),
+                    f32x4_convert_i32x4(i32x4_extend_high_i16x8(hi)),
+                ];
+                for (k, p) in parts.iter().enumerate() {
+                    let qx = v128_load(x.as_ptr().add(4 * k) as *const v128);
+                    acc = f32x4_add(acc, f32x4_mul(qx, *p));
+                }
+            }
+        }
+        let mut tail = 0f32;
+        for (x, y) in cq.remainder().iter().zip(cv.remainder()) {
+            tail += x * f32::from(*y);
+        }
+        f32x4_extract_lane::<0>(acc) + f32x4_extract_lane::<1>(acc) + f32x4_extract_lane::<2>(acc) + f32x4_extract_lane::<3>(acc) + tail
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn naive(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    }
+
+    proptest! {
+        #[test]
+        fn kernels_agree_with_a_double_precision_sum(v in proptest::collection::vec((-1f32..1.0, -1f32..1.0), 0..300)) {
+            let (a, b): (Vec<f32>, Vec<f32>) = v.into_iter().unzip();
+            let exact = naive(&a, &b);
+            prop_assert!((f64::from(dot(&a, &b)) - exact).abs() < 1e-3);
+            prop_assert!((f64::from(dot_scalar(&a, &b)) - exact).abs() < 1e-3);
+            let (scale, q) = quantize(&b);
+            let approx = f64::from(dot_i8(&a, &q) * scale);
+            let scalar = f64::from(dot_i8_scalar(&a, &q) * scale);
+            prop_assert!((approx - scalar).abs() < 1e-3);
+            // int8 rounding error is at most scale/2 per coordinate.
+            let bound: f64 = a.iter().map(|x| f64::from(x.abs())).sum::<f64>() * f64::from(scale) / 2.0 + 1e-3;
+            prop_assert!((approx - exact).abs() <= bound);
+        }
+    }
+}
