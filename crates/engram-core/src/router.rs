@@ -42,12 +42,28 @@ pub fn route(query: &str) -> Route {
     if SMALL_TALK_EN.contains(&norm.as_str()) || SMALL_TALK_ZH.contains(&norm.replace(' ', "").as_str()) {
         return Route::SmallTalk;
     }
-    // "hi!! thanks" — every word is small talk.
+    // "hey there, thanks!" — the words split into small-talk phrases only.
     let words: Vec<&str> = norm.split(' ').collect();
-    if words.len() <= 4 && words.iter().all(|w| SMALL_TALK_EN.contains(w) || SMALL_TALK_ZH.contains(w)) {
+    if words.len() <= 8 && covered_by_small_talk(&words) {
         return Route::SmallTalk;
     }
     Route::Retrieve
+}
+
+/// True when `words` is a sequence of small-talk phrases (dynamic programming over cuts).
+fn covered_by_small_talk(words: &[&str]) -> bool {
+    let n = words.len();
+    let mut ok = vec![false; n + 1];
+    ok[0] = true;
+    for end in 1..=n {
+        ok[end] = (0..end).any(|start| {
+            ok[start] && {
+                let phrase = words[start..end].join(" ");
+                SMALL_TALK_EN.contains(&phrase.as_str()) || SMALL_TALK_ZH.contains(&words[start..end].concat().as_str())
+            }
+        });
+    }
+    ok[n]
 }
 
 #[cfg(test)]

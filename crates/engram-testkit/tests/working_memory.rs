@@ -1,0 +1,59 @@
+//! Working memory: session state with a TTL refreshed on write, the recent window, the
+//! summary slot, and session-tier memories that end with their session.
+
+use engram_core::{Config, Engram, MemoryInput, Scope, Sensitivity, Turn};
+
+const T0: i64 = 1_764_000_000_000;
+const MIN: i64 = 60_000;
+
+#[test]
+fn session_state_expires_after_an_idle_hour_and_each_write_refreshes_it() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u").with_session("s");
+    e.session_set(&s, "topic", "\"travel\"", T0).expect("set");
+    assert_eq!(e.session_get(&s, "topic", T0 + 59 * MIN).expect("get").as_deref(), Some("\"travel\""));
+    e.append_turn(&s, Turn::user("still planning the trip"), T0 + 59 * MIN).expect("turn refreshes");
+    assert!(e.session_get(&s, "topic", T0 + 100 * MIN).expect("get").is_some(), "refreshed at minute 59");
+    assert!(e.session_get(&s, "topic", T0 + 120 * MIN).expect("get").is_none(), "idle for 61 minutes");
+    e.session_set(&s, "mood", "1", T0 + 121 * MIN).expect("set after expiry");
+    let state = e.session_state(&s, T0 + 121 * MIN).expect("state");
+    assert_eq!(state.len(), 1, "expired keys do not come back: {state:?}");
+}
+
+#[test]
+fn the_recent_window_holds_the_last_twelve_turns_and_the_rest_overflow() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u").with_session("s");
+    for i in 0..20 {
+        e.append_turn(&s, Turn::user(format!("message number {i}")), T0 + i * MIN).expect("turn");
+    }
+    let recent = e.recent_turns(&s, None).expect("recent");
+    assert_eq!(recent.len(), 12);
+    assert_eq!(recent[0].text, "message number 8");
+    assert_eq!(recent[11].text, "message number 19");
+    let overflow = e.overflow_turns(&s).expect("overflow");
+    assert_eq!(overflow.len(), 8);
+    e.set_summary(&s, "The user counted from 0 to 7.", T0 + 21 * MIN).expect("summary");
+    assert_eq!(e.summary(&s).expect("summary").as_deref(), Some("The user counted from 0 to 7."));
+}
+
+#[test]
+fn session_tier_memories_end_with_their_session_and_personal_ones_stay() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u").with_session("s");
+    let mut tmp = MemoryInput::fact("Temporary booking reference is in the chat");
+    tmp.sensitivity = Sensitivity::Session;
+    e.remember(&s, tmp, T0).expect("session tier");
+    e.remember(&s, MemoryInput::fact("Lives in Porto"), T0).expect("personal");
+    assert_eq!(e.end_session(&s, T0 + MIN).expect("end"), 1);
+    let left = e.list(&s, &Default::default(), T0 + MIN).expect("list");
+    assert_eq!(left.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(), vec!["Lives in Porto"]);
+}
+
+#[test]
+fn operations_that_need_a_session_say_so() {
+    let mut e = Engram::new(Config::default(), 1);
+    let err = e.append_turn(&Scope::user("t", "u"), Turn::user("hi"), T0).expect_err("no session");
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert!(err.to_string().contains("session"));
+}
