@@ -29,7 +29,7 @@ pub struct AnnParams {
 
 impl Default for AnnParams {
     fn default() -> Self {
-        AnnParams { ef_construction: 100, ef_search: 160, seed: 0x5eed }
+        AnnParams { ef_construction: 200, ef_search: 320, seed: 0x5eed }
     }
 }
 

@@ -33,7 +33,9 @@ pub fn top_k_by_score(hits: &mut Vec<(u32, f32)>, k: usize) {
     hits.truncate(k);
 }
 
-/// Check and L2-normalize an embedding.
+/// Check and L2-normalize an embedding. A vector already unit-length within 1 % (such as
+/// a dequantized int8 row coming back from a snapshot or an op) is kept as it is, so that
+/// save → load → save reproduces the same bytes.
 pub fn unit(v: &[f32], dim: usize) -> Result<Vec<f32>> {
     if v.len() != dim {
         return Err(Error::DimensionMismatch { expected: dim, found: v.len() });
@@ -44,6 +46,9 @@ pub fn unit(v: &[f32], dim: usize) -> Result<Vec<f32>> {
     let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
     if norm == 0.0 || !norm.is_finite() {
         return Err(Error::BadEmbedding("has zero length"));
+    }
+    if (norm - 1.0).abs() < 1e-2 {
+        return Ok(v.to_vec());
     }
     Ok(v.iter().map(|x| (f64::from(*x) / norm) as f32).collect())
 }
