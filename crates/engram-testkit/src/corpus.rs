@@ -51,9 +51,9 @@ pub fn memories(n: usize, seed: u64) -> Vec<String> {
             let t2 = TOPICS[rng.gen_range(0..TOPICS.len())];
             match i % 4 {
                 0 => format!("{a} likes {t1} and is learning {t2} (note {i})"),
-                1 => format!("{a} met {b} to discuss {t1} on day {}", i % 365),
-                2 => format!("{a} decided to use {t1} instead of {t2} for project {}", i % 97),
-                _ => format!("{a} finished step {} of the {t1} task with {b}", i % 13),
+                1 => format!("{a} met {b} to discuss {t1} on day {} (meeting {i})", i % 365),
+                2 => format!("{a} decided to use {t1} instead of {t2} for project {} (decision {i})", i % 97),
+                _ => format!("{a} finished step {} of the {t1} task with {b} (log {i})", i % 13),
             }
         })
         .collect()

@@ -12,12 +12,19 @@ use rand::{Rng, SeedableRng};
 /// `n` unit vectors of `dim` dimensions around `clusters` random centres (seeded).
 /// Clustered data is harder for ANN indexes than uniform noise.
 pub fn clustered_vectors(n: usize, dim: usize, clusters: usize, seed: u64) -> Vec<Vec<f32>> {
+    clustered_vectors_spread(n, dim, clusters, 0.35, seed)
+}
+
+/// Like [`clustered_vectors`] with uniform noise of `±spread` per coordinate around
+/// centres drawn from `±1`. Spread 1.0 gives members of a cluster a cosine of about 0.5,
+/// like distinct memories on one topic; 0.35 makes them near-duplicates.
+pub fn clustered_vectors_spread(n: usize, dim: usize, clusters: usize, spread: f32, seed: u64) -> Vec<Vec<f32>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let centres: Vec<Vec<f32>> = (0..clusters.max(1)).map(|_| (0..dim).map(|_| rng.gen_range(-1.0..1.0)).collect()).collect();
     (0..n)
         .map(|_| {
             let c = &centres[rng.gen_range(0..centres.len())];
-            let v: Vec<f32> = c.iter().map(|x| x + rng.gen_range(-0.35..0.35)).collect();
+            let v: Vec<f32> = c.iter().map(|x| x + rng.gen_range(-spread..spread)).collect();
             normalize(&v)
         })
         .collect()

@@ -81,28 +81,30 @@ impl Engram {
         let mut items: Vec<Item> = Vec::new();
         let p = self.partition(scope)?;
         let mut instr: Vec<&Record> = p
-            .map(|p| p.iter().map(|(_, r)| r).filter(|r| r.layer == Layer::Procedural && r.source == Source::System && !r.is_superseded() && !r.is_expired(now)).collect())
+            .map(|p| {
+                p.slots_where(|m| m.layer == Layer::Procedural && m.live(now))
+                    .filter_map(|s| p.at(s))
+                    .filter(|r| r.source == Source::System)
+                    .collect()
+            })
             .unwrap_or_default();
         instr.sort_by(|a, b| b.importance.total_cmp(&a.importance).then(a.created_at.cmp(&b.created_at)));
         for r in instr {
             items.push(Item { section: Section::Instructions, id: r.id.clone(), line: format!("- {}", quote(&r.text)), order: 0 });
         }
         let recalled: std::collections::HashSet<&str> = recall.hits.iter().map(|h| h.record.id.as_str()).collect();
+        // Profile facts: the current version under each fact key.
         let mut profile: Vec<&Record> = p
             .map(|p| {
-                p.iter()
-                    .map(|(_, r)| r)
-                    .filter(|r| {
-                        r.key.is_some()
-                            && matches!(r.kind, Kind::Fact | Kind::Preference)
-                            && !r.is_superseded()
-                            && !r.is_expired(now)
-                            && !recalled.contains(r.id.as_str())
-                    })
+                p.keys()
+                    .flat_map(|(_, slots)| slots.iter().copied())
+                    .filter(|&s| p.meta(s).live(now) && matches!(p.meta(s).kind, Kind::Fact | Kind::Preference))
+                    .filter_map(|s| p.at(s))
+                    .filter(|r| !recalled.contains(r.id.as_str()))
                     .collect()
             })
             .unwrap_or_default();
-        profile.sort_by(|a, b| b.importance.total_cmp(&a.importance).then(b.updated_at.cmp(&a.updated_at)));
+        profile.sort_by(|a, b| b.importance.total_cmp(&a.importance).then(b.updated_at.cmp(&a.updated_at)).then(a.id.cmp(&b.id)));
         for r in profile.into_iter().take(req.profile_limit) {
             items.push(Item { section: Section::Profile, id: r.id.clone(), line: memory_line(r), order: 0 });
         }

@@ -128,18 +128,12 @@ impl Engram {
             (Some(v), None) => Some(crate::vector::unit(v, v.len())?),
             (None, _) => None,
         };
-        let exclude: FxHashSet<&str> = q.exclude.iter().map(String::as_str).collect();
+        let exclude: FxHashSet<u32> = q.exclude.iter().filter_map(|id| p.slot_of(id)).collect();
         let accept = |slot: u32| {
-            p.at(slot).is_some_and(|r| {
-                !r.is_superseded()
-                    && !r.is_expired(now)
-                    && !exclude.contains(r.id.as_str())
-                    && if q.kinds.is_empty() {
-                        r.layer != Layer::Procedural && r.kind != Kind::Summary
-                    } else {
-                        q.kinds.contains(&r.kind)
-                    }
-            })
+            let m = p.meta(slot);
+            m.live(now)
+                && (exclude.is_empty() || !exclude.contains(&slot))
+                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary } else { q.kinds.contains(&m.kind) }
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
