@@ -26,6 +26,7 @@ impl Default for ChannelWeights {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// Cosine at or above which a new memory reinforces an existing one (seed 003: 0.85).
+    /// Above 1.0 the near-duplicate check is off (bulk imports of known-distinct data).
     pub dedup_threshold: f32,
     /// Time decay of memory weight.
     pub decay: Decay,

@@ -49,7 +49,7 @@ impl Engram {
         }
 
         // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict).
-        if input.key.is_none() {
+        if input.key.is_none() && threshold <= 1.0 {
             if let (Some(v), Some(ix)) = (&embedding, part.vectors.as_ref()) {
                 let near = ix.search(v, 1, threshold, |s| {
                     part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && !r.is_superseded() && !r.is_expired(now))

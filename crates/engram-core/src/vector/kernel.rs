@@ -29,6 +29,35 @@ pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
     }
 }
 
+/// `Σ a[i]·b[i]` of two int8 rows, exact in i32 (rows up to 133k dimensions).
+#[inline]
+pub fn dot_i8_i8(a: &[i8], b: &[i8]) -> i32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::dot_i8_i8(a, b)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        dot_i8_i8_scalar(a, b)
+    }
+}
+
+/// The portable int8×int8 kernel (LLVM turns it into `pmaddwd`-style code natively).
+pub fn dot_i8_i8_scalar(a: &[i8], b: &[i8]) -> i32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0i32; 16];
+    let mut ca = a.chunks_exact(16);
+    let mut cb = b.chunks_exact(16);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..16 {
+            acc[i] += i32::from(x[i]) * i32::from(y[i]);
+        }
+    }
+    let tail: i32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+    acc.iter().sum::<i32>() + tail
+}
+
 /// The portable kernel.
 pub fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
@@ -108,6 +137,25 @@ mod simd {
         f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s) + f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s) + tail
     }
 
+    pub fn dot_i8_i8(a: &[i8], b: &[i8]) -> i32 {
+        let n = a.len().min(b.len());
+        let (a, b) = (&a[..n], &b[..n]);
+        let mut acc = i32x4_splat(0);
+        let mut ca = a.chunks_exact(16);
+        let mut cb = b.chunks_exact(16);
+        for (x, y) in (&mut ca).zip(&mut cb) {
+            // SAFETY: both chunks hold exactly 16 bytes; unaligned loads are allowed.
+            unsafe {
+                let x = v128_load(x.as_ptr() as *const v128);
+                let y = v128_load(y.as_ptr() as *const v128);
+                acc = i32x4_add(acc, i32x4_dot_i16x8(i16x8_extend_low_i8x16(x), i16x8_extend_low_i8x16(y)));
+                acc = i32x4_add(acc, i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), i16x8_extend_high_i8x16(y)));
+            }
+        }
+        let tail: i32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+        i32x4_extract_lane::<0>(acc) + i32x4_extract_lane::<1>(acc) + i32x4_extract_lane::<2>(acc) + i32x4_extract_lane::<3>(acc) + tail
+    }
+
     pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
         let n = q.len().min(v.len());
         let (q, v) = (&q[..n], &v[..n]);
@@ -163,6 +211,11 @@ mod tests {
             // int8 rounding error is at most scale/2 per coordinate.
             let bound: f64 = a.iter().map(|x| f64::from(x.abs())).sum::<f64>() * f64::from(scale) / 2.0 + 1e-3;
             prop_assert!((approx - exact).abs() <= bound);
+            let (qs, qa) = quantize(&a);
+            let ints: i64 = qa.iter().zip(&q).map(|(x, y)| i64::from(*x) * i64::from(*y)).sum();
+            prop_assert_eq!(i64::from(dot_i8_i8(&qa, &q)), ints);
+            prop_assert_eq!(dot_i8_i8_scalar(&qa, &q), dot_i8_i8(&qa, &q));
+            let _ = qs;
         }
     }
 }

@@ -66,6 +66,8 @@ fn main() {
             let texts = corpus::memories(n, 2);
             let mut config = Config::default();
             config.precision = precision;
+            // Loading known-distinct memories: skip the near-duplicate scan (O(n) per insert).
+            config.dedup_threshold = 1.01;
             let mut e = Engram::new(config, 1);
             e.set_tokenizer(tok.clone());
             let s = Scope::user("bench", "u").with_session("s");
