@@ -48,3 +48,8 @@ pub use hlc::{Hlc, Millis, Stamp};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};
 pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
 pub use vector::Precision;
+
+/// The README's quick example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -52,6 +52,9 @@ fn switching_from_python_to_go_supersedes_the_old_preference_and_keeps_the_audit
     let hits = e.recall(&alice(), &RecallQuery::text("which programming language python or go"), T0 + DAY_MS).expect("recall");
     assert_eq!(hits.hits.len(), 1, "only the current version is recalled: {:?}", hits.hits);
     assert_eq!(hits.hits[0].record.id, new.id);
+    let by_key = e.recall(&alice(), &RecallQuery::text("what is my preferred language?"), T0 + DAY_MS).expect("recall");
+    assert_eq!(by_key.hits[0].record.id, new.id);
+    assert_eq!(by_key.hits[0].parts.key, Some(1), "the exact-key channel found it: {:?}", by_key.hits[0].parts);
     let audit = e.list(&alice(), &ListFilter { include_superseded: true, ..Default::default() }, T0).expect("audit");
     let old_rec = audit.iter().find(|r| r.id == old.id).expect("old version kept");
     assert_eq!(old_rec.superseded_by.as_deref(), Some(new.id.as_str()));

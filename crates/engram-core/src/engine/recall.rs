@@ -186,8 +186,9 @@ impl Engram {
     }
 }
 
-/// Current keyed records whose key the query names: explicit keys first, then keys whose
-/// subject or attribute words all appear among the query's terms (more words first).
+/// Current keyed records whose key the query names: explicit keys first, then keys with
+/// attribute words among the query's terms (more matched words first). "Which language…"
+/// finds the fact keyed `preferred_language` even when its text never says "language".
 fn key_channel(p: &Partition, query: &str, explicit: &[FactKey], n: usize, accept: impl Fn(u32) -> bool) -> Vec<u32> {
     let qt: FxHashSet<String> = terms(query).into_iter().collect();
     let mut ranked: Vec<(u32, usize)> = Vec::new();
@@ -195,11 +196,11 @@ fn key_channel(p: &Partition, query: &str, explicit: &[FactKey], n: usize, accep
         let strength = if explicit.contains(key) {
             usize::MAX
         } else {
-            let words: Vec<String> = key.attribute.split('_').flat_map(terms).collect();
-            if words.is_empty() || !words.iter().all(|w| qt.contains(w)) {
+            let matched = key.attribute.split('_').flat_map(terms).filter(|w| qt.contains(w)).count();
+            if matched == 0 {
                 continue;
             }
-            words.len()
+            matched
         };
         for &s in slots {
             if accept(s) {

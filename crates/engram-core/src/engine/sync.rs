@@ -15,7 +15,7 @@ use crate::model::{Record, Scope, UserKey};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum OpBody {
     /// Create or replace a record (carries its embedding).
-    Upsert(Record),
+    Upsert(Box<Record>),
     /// Delete a record, leaving a tombstone.
     Delete { id: String },
     /// Remove everything of the user written before this op's stamp.
@@ -117,7 +117,8 @@ impl Engram {
                     _ => Ok(Applied::Ignored),
                 }
             }
-            OpBody::Upsert(mut rec) => {
+            OpBody::Upsert(rec) => {
+                let mut rec = *rec;
                 if rec.scope.user_key() != op.user {
                     return Err(Error::invalid("op", "record scope does not match the op's user"));
                 }

@@ -80,7 +80,7 @@ impl Engram {
         sess.turns.push(id.clone());
         sess.touched_at = now;
         if let Some(rec) = part.full_record(slot) {
-            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         Ok(id)
     }

@@ -107,11 +107,11 @@ impl Engram {
         let slot = part.put(record, &self.config);
         for old in &superseded {
             if let Some(rec) = part.slot_of(old).and_then(|s| part.full_record(s)) {
-                self.pending.push(Op { user: user.clone(), stamp, body: OpBody::Upsert(rec) });
+                self.pending.push(Op { user: user.clone(), stamp, body: OpBody::Upsert(Box::new(rec)) });
             }
         }
         if let Some(rec) = part.full_record(slot) {
-            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         Ok(WriteOutcome { id, action: WriteAction::Inserted, similarity: None, superseded })
     }
@@ -143,7 +143,7 @@ impl Engram {
         });
         let id = part.at(slot).map(|r| r.id.clone()).unwrap_or_default();
         if let Some(rec) = part.full_record(slot) {
-            self.pending.push(Op { user, stamp, body: OpBody::Upsert(rec) });
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         let action = if sim.is_some() { WriteAction::Reinforced } else { WriteAction::Duplicate };
         WriteOutcome { id, action, similarity: sim, superseded: Vec::new() }

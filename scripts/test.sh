@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Run every test and check: the dependency fence of the core, the wasm build, clippy,
+# the Rust test suites (unit, property, evaluation, parity, doctests incl. the README),
+# the core's tests compiled to wasm with simd128 and run under Node's WASI, and the demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+ensure_rust
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "engram-core stays free of JS and IO crates"
+for target in "" "--target wasm32-unknown-unknown"; do
+  # shellcheck disable=SC2086
+  bad=$(cargo tree -p engram-core -e normal --prefix none $target | awk '{print $1}' \
+        | grep -xE 'wasm-bindgen|js-sys|web-sys|tokio|mongodb|axum|getrandom-js' | sort -u || true)
+  if [ -n "$bad" ]; then echo "engram-core ${target:-native} depends on: $bad" >&2; exit 1; fi
+done
+echo "ok: no wasm-bindgen, js-sys, web-sys, tokio or mongodb in engram-core"
+
+step "engram-core builds for wasm32-unknown-unknown (simd128)"
+RUSTFLAGS="-C target-feature=+simd128" cargo check -q -p engram-core --target wasm32-unknown-unknown
+
+step "clippy (unwrap_used denied in library code)"
+cargo clippy -q -p engram-core --lib -- -D warnings
+
+step "Rust tests"
+cargo test --workspace --release
+
+step "engram-core unit tests compiled to wasm32 + simd128, run in Node"
+bash scripts/wasm-unit-tests.sh
+
+step "demo"
+bash scripts/demo.sh > target/demo-output.txt
+grep -q "用户已从Python改用Go" target/demo-output.txt
+grep -q "superseded by" target/demo-output.txt
+echo "ok: demo ran ($(wc -l < target/demo-output.txt) lines, see target/demo-output.txt)"
