@@ -39,6 +39,11 @@ pub struct Config {
     /// Storage of vectors.
     pub precision: Precision,
     /// Live vectors per user above which an HNSW main index should be built.
+    ///
+    /// Default 200k, not the 20k first planned: measured natively at 100k × 384-d, the flat
+    /// int8 scan answered recall in 10.4 ms p50 / 12.1 ms p95, while `instant-distance` at
+    /// the `ef_search` that reaches recall@10 ≥ 0.95 answered in 15.0 / 23.7 ms after a
+    /// 530 s build. Below this size the flat scan is both exact and faster.
     pub ann_threshold: usize,
     /// HNSW tuning.
     pub ann: AnnParams,
@@ -63,7 +68,7 @@ impl Default for Config {
             session_ttl_ms: 3_600_000,
             recent_turns: 12,
             precision: Precision::Int8,
-            ann_threshold: 20_000,
+            ann_threshold: 200_000,
             ann: AnnParams::default(),
             max_text_bytes: 32 * 1024,
             rrf_k: 60.0,

@@ -28,6 +28,12 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
     let queries: usize = arg("--queries").and_then(|s| s.parse().ok()).unwrap_or(200);
+    let ann_threshold: usize = arg("--ann-threshold").and_then(|s| s.parse().ok()).unwrap_or(Config::default().ann_threshold);
+    let precisions: Vec<Precision> = match arg("--precision").as_deref() {
+        Some("int8") => vec![Precision::Int8],
+        Some("f32") => vec![Precision::F32],
+        _ => vec![Precision::Int8, Precision::F32],
+    };
     let t = Instant::now();
     let tok = tables::o200k();
     println!("o200k table load (export + parse, first use): {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
@@ -60,7 +66,7 @@ fn main() {
 
     println!("\n{:>7} {:>6} | {:>10} {:>10} | {:>10} {:>10} | {:>10} | {:>9}", "n", "store", "recall p50", "p95", "ctx p50", "p95", "scan p50", "ann");
     for &n in &sizes {
-        for precision in [Precision::Int8, Precision::F32] {
+        for &precision in &precisions {
             let mut vecs = clustered_vectors_spread(n + queries, DIM, 64, 1.0, n as u64);
             let qv = vecs.split_off(n);
             let texts = corpus::memories(n, 2);
@@ -68,6 +74,7 @@ fn main() {
             config.precision = precision;
             // Loading known-distinct memories: skip the near-duplicate scan (O(n) per insert).
             config.dedup_threshold = 1.01;
+            config.ann_threshold = ann_threshold;
             let mut e = Engram::new(config, 1);
             e.set_tokenizer(tok.clone());
             let s = Scope::user("bench", "u").with_session("s");
@@ -104,6 +111,13 @@ fn main() {
                 ctx.push(t.elapsed().as_secs_f64() * 1e3);
                 assert!(c.tokens <= 900);
             }
+            let mut lex = Vec::new();
+            for i in 0..queries.min(100) {
+                let qt = &texts[(i * 31) % n];
+                let t = Instant::now();
+                std::hint::black_box(e.recall(&s, &RecallQuery::text(qt.clone()), now).expect("recall"));
+                lex.push(t.elapsed().as_secs_f64() * 1e3);
+            }
             let mut scan = Vec::new();
             for q in qv.iter().take(50) {
                 let t = Instant::now();
@@ -111,13 +125,14 @@ fn main() {
                 scan.push(t.elapsed().as_secs_f64() * 1e3);
             }
             println!(
-                "{n:>7} {:>6} | {:>8.3}ms {:>8.3}ms | {:>8.3}ms {:>8.3}ms | {:>8.3}ms | {ann:>9}  (insert {:.0}/s)",
+                "{n:>7} {:>6} | {:>8.3}ms {:>8.3}ms | {:>8.3}ms {:>8.3}ms | {:>8.3}ms | {ann:>9}  (words-only recall p50 {:.3}ms, insert {:.0}/s)",
                 format!("{precision:?}"),
                 pct(rec.clone(), 0.5),
                 pct(rec, 0.95),
                 pct(ctx.clone(), 0.5),
                 pct(ctx, 0.95),
                 pct(scan, 0.5),
+                pct(lex, 0.5),
                 n as f64 / insert_s
             );
         }
