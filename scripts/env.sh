@@ -9,3 +9,12 @@ ensure_rust() {
     rustup target add wasm32-unknown-unknown
   fi
 }
+
+# wasm-bindgen-cli pinned to the wasm-bindgen crate (=0.2.130); built once per machine.
+ensure_wasm_bindgen() {
+  local want=0.2.130
+  if ! wasm-bindgen --version 2>/dev/null | grep -q " $want"; then
+    cargo install -q wasm-bindgen-cli --version "$want"
+  fi
+}
+

@@ -9,6 +9,5 @@ if ! rustup target list --installed | grep -qx wasm32-wasip1; then
 fi
 export NODE_NO_WARNINGS=1
 export CARGO_TARGET_WASM32_WASIP1_RUNNER="node $(pwd)/scripts/wasi-run.mjs"
-export RUSTFLAGS="-C target-feature=+simd128"
 export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
 cargo test -q --release -p engram-core --lib --target wasm32-wasip1 --target-dir target/wasip1

@@ -9,6 +9,7 @@ pub type Millis = i64;
 
 /// A point in hybrid-logical time. Ordered by wall time, then counter, then replica.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct Stamp {
     pub wall_ms: Millis,
     pub counter: u32,

@@ -44,13 +44,28 @@ fn encoded_tokens_decode_back_to_the_text() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(1500))]
 
     #[test]
     fn arbitrary_unicode_tokenizes_like_tiktoken(s in "\\PC{0,60}") {
         for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let expected = tables::reference(enc).encode_ordinary(&s);
             prop_assert_eq!(tables::bpe(enc).encode(&s), expected);
+        }
+    }
+
+    #[test]
+    fn strings_from_a_tricky_alphabet_split_exactly_like_tiktoken(
+        chars in proptest::collection::vec(proptest::sample::select(vec![
+            'a', 'A', 'z', 'Q', 'ǅ', 'ʰ', '中', '\u{301}', '\u{903}', '1', '٣', 'Ⅻ', '½', ' ', '\t', '\n', '\r',
+            '\u{a0}', '\u{3000}', '\u{2028}', '\'', 's', 'S', 'ſ', 't', 'T', 'r', 'e', 'E', 'v', 'm', 'l', 'L', 'd',
+            'K', '/', '.', '!', '😀', '_', '-', '\u{200d}', '\u{fe0f}', 'é', 'ß', 'İ',
+        ]), 0..40)
+    ) {
+        let s: String = chars.into_iter().collect();
+        for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let expected = tables::reference(enc).encode_ordinary(&s);
+            prop_assert_eq!(tables::bpe(enc).encode(&s), expected, "{} on {:?}", enc.name(), s);
         }
     }
 

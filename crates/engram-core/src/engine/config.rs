@@ -24,6 +24,7 @@ impl Default for ChannelWeights {
 
 /// Engine configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Config {
     /// Cosine at or above which a new memory reinforces an existing one (seed 003: 0.85).
     /// Above 1.0 the near-duplicate check is off (bulk imports of known-distinct data).

@@ -14,6 +14,7 @@ use crate::model::{Kind, Layer, Record, Scope, Source};
 
 /// What to build a context for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct ContextRequest {
     /// The user's current message.
     pub query: String,
@@ -26,6 +27,12 @@ pub struct ContextRequest {
     pub recent_turns: Option<usize>,
     /// Profile facts (current keyed facts and preferences) to include at most.
     pub profile_limit: usize,
+}
+
+impl Default for ContextRequest {
+    fn default() -> Self {
+        ContextRequest::new("", 900)
+    }
 }
 
 impl ContextRequest {

@@ -54,6 +54,7 @@ pub struct Engram {
 
 /// Which records `list` returns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct ListFilter {
     /// Only these kinds (all when empty).
     pub kinds: Vec<Kind>,

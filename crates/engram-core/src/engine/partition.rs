@@ -25,6 +25,10 @@ pub struct Session {
     pub turns: Vec<String>,
     /// The rolling summary of turns that left the recent window.
     pub summary: Option<String>,
+    /// Stamp of the last write of each state key (last writer wins across replicas).
+    pub stamps: BTreeMap<String, Stamp>,
+    /// Stamp of the last summary write.
+    pub summary_stamp: Stamp,
 }
 
 /// What recall filters on, per slot, packed so that filtering 100k candidates touches

@@ -19,6 +19,7 @@ use crate::vector::top_k_by_score;
 
 /// A recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct RecallQuery {
     pub text: String,
     /// The query's embedding, from the same embedder as the store.
@@ -33,6 +34,12 @@ pub struct RecallQuery {
     pub force: bool,
     /// Leave out these record ids (e.g. turns already in the recent window).
     pub exclude: Vec<String>,
+}
+
+impl Default for RecallQuery {
+    fn default() -> Self {
+        RecallQuery::text("")
+    }
 }
 
 impl RecallQuery {
@@ -64,6 +71,7 @@ impl RecallQuery {
 
 /// Why a memory was recalled: its rank and raw score in each channel and the weights.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreParts {
     /// 1-based rank and cosine in the vector channel.
     pub vector: Option<(u32, f32)>,
@@ -98,6 +106,7 @@ pub struct Recall {
 
 /// The router's decision, serializable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RouteName {
     Retrieve,
     SmallTalk,

@@ -20,6 +20,10 @@ pub enum OpBody {
     Delete { id: String },
     /// Remove everything of the user written before this op's stamp.
     ForgetUser,
+    /// Set a session state value (last writer wins per key).
+    SessionSet { session: String, key: String, value: String },
+    /// Replace a session's rolling summary (last writer wins).
+    SessionSummary { session: String, text: String },
 }
 
 /// One change, stamped by the replica that made it.
@@ -100,6 +104,28 @@ impl Engram {
                 if p.is_empty() {
                     self.partitions.remove(&op.user);
                 }
+                Ok(Applied::Changed)
+            }
+            OpBody::SessionSet { session, key, value } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let sess = p.sessions.entry(session).or_default();
+                if sess.stamps.get(&key).is_some_and(|s| *s >= op.stamp) {
+                    return Ok(Applied::Ignored);
+                }
+                sess.stamps.insert(key.clone(), op.stamp);
+                sess.state.insert(key, value);
+                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
+                Ok(Applied::Changed)
+            }
+            OpBody::SessionSummary { session, text } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let sess = p.sessions.entry(session).or_default();
+                if sess.summary_stamp >= op.stamp {
+                    return Ok(Applied::Ignored);
+                }
+                sess.summary_stamp = op.stamp;
+                sess.summary = Some(text);
+                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
                 Ok(Applied::Changed)
             }
             OpBody::Delete { id } => {

@@ -105,7 +105,8 @@ impl Engram {
         Ok(all)
     }
 
-    /// Set a session state value; refreshes the session's TTL.
+    /// Set a session state value; refreshes the session's TTL. Made an op, so the value
+    /// persists with the op log and syncs (last writer wins per key).
     pub fn session_set(&mut self, scope: &Scope, key: &str, value: &str, now: Millis) -> Result<()> {
         let session = scope.require_session()?.to_owned();
         if key.is_empty() || key.len() > 256 {
@@ -115,13 +116,15 @@ impl Engram {
             return Err(Error::TextTooLarge { len: value.len(), max: MAX_STATE_VALUE });
         }
         let ttl = self.config.session_ttl_ms;
-        let sess = self.partition_mut(scope)?.sessions.entry(session).or_default();
+        let sess = self.partition_mut(scope)?.sessions.entry(session.clone()).or_default();
         expire(sess, now, ttl);
         if !sess.state.contains_key(key) && sess.state.len() >= MAX_STATE_KEYS {
             return Err(Error::invalid("key", format!("a session holds at most {MAX_STATE_KEYS} keys")));
         }
-        sess.state.insert(key.to_owned(), value.to_owned());
-        sess.touched_at = now;
+        let stamp = self.next_stamp(now);
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionSet { session, key: key.to_owned(), value: value.to_owned() } };
+        self.apply(op.clone())?;
+        self.pending.push(op);
         Ok(())
     }
 
@@ -142,13 +145,15 @@ impl Engram {
             .unwrap_or_default())
     }
 
-    /// Replace the session's rolling summary.
+    /// Replace the session's rolling summary (an op, like state writes).
     pub fn set_summary(&mut self, scope: &Scope, summary: &str, now: Millis) -> Result<()> {
         let session = scope.require_session()?.to_owned();
+        scope.validate()?;
         self.validate_text(summary)?;
-        let sess = self.partition_mut(scope)?.sessions.entry(session).or_default();
-        sess.summary = Some(summary.trim().to_owned());
-        sess.touched_at = now;
+        let stamp = self.next_stamp(now);
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionSummary { session, text: summary.trim().to_owned() } };
+        self.apply(op.clone())?;
+        self.pending.push(op);
         Ok(())
     }
 
@@ -181,5 +186,6 @@ impl Engram {
 fn expire(sess: &mut Session, now: Millis, ttl: Millis) {
     if now.saturating_sub(sess.touched_at) >= ttl {
         sess.state.clear();
+        sess.stamps.clear();
     }
 }

@@ -8,6 +8,7 @@ use crate::model::record::{FactKey, Kind, Layer, Sensitivity, Source};
 /// A new memory as the caller describes it. Defaults: a user-stated fact with
 /// importance 0.5 and confidence 0.8, personal sensitivity, no TTL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct MemoryInput {
     pub text: String,
     pub kind: Kind,
@@ -23,6 +24,12 @@ pub struct MemoryInput {
     pub ttl_ms: Option<Millis>,
     /// A caller-chosen id; generated from the replica's clock when absent.
     pub id: Option<String>,
+}
+
+impl Default for MemoryInput {
+    fn default() -> Self {
+        MemoryInput::new(Kind::Fact, "")
+    }
 }
 
 impl MemoryInput {
@@ -82,6 +89,7 @@ impl MemoryInput {
 
 /// What the write path did with a `remember` call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum WriteAction {
     /// A new record was stored.
     Inserted,
@@ -93,6 +101,7 @@ pub enum WriteAction {
 
 /// The outcome of a write.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WriteOutcome {
     /// The record that now holds this memory (new or reinforced).
     pub id: String,

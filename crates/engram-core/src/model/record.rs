@@ -8,6 +8,7 @@ use crate::model::scope::Scope;
 
 /// What a memory is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// A chat turn.
     Message,
@@ -54,6 +55,7 @@ impl Kind {
 
 /// Which layer of the memory model a record lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Layer {
     Working,
     Episodic,
@@ -77,6 +79,7 @@ impl Layer {
 
 /// Who or what produced a memory. Ordered roughly by how much it can be trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Source {
     /// The developer or operator (procedural memory). The only source whose
     /// instructions are rendered as instructions.
@@ -104,6 +107,7 @@ impl Source {
 
 /// Privacy tier (seed 002): how widely a memory may travel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
 pub enum Sensitivity {
     Public,
     /// Lives only as long as its session.
@@ -132,6 +136,7 @@ fn normalize_key_part(s: &str) -> String {
 
 /// One memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Record {
     pub id: String,
     pub scope: Scope,

@@ -16,6 +16,7 @@ pub struct UserKey {
 
 /// Where a memory lives: a user of a tenant, optionally narrowed to an agent and a session.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Scope {
     pub tenant: String,
     pub user: String,

@@ -1,15 +1,11 @@
 //! Byte-pair encoding with tiktoken's exact semantics, over a [`RankTable`].
 //!
-//! Pre-tokenization uses tiktoken's published patterns on the `regex` crate's DFA. The one
-//! construct a DFA cannot run is the lookahead in `\s+(?!\S)`; we drop that alternative
-//! and emulate it (the approach of GitHub's `bpe` crate): a whitespace-only match that
-//! does not end in a newline, is followed by a non-space and is longer than one
-//! character gives its last character back to the next piece. Parity with tiktoken is
-//! checked on a multilingual corpus by `engram-testkit`.
-
-use regex::Regex;
+//! Pre-tokenization follows tiktoken's published patterns exactly, as hand-written
+//! scanners (see `pretokenize`). Parity with tiktoken is checked on a multilingual corpus
+//! by `engram-testkit` and by the SDK's tests against js-tiktoken.
 
 use crate::error::{Error, Result};
+use crate::tokens::pretokenize::next_piece;
 use crate::tokens::table::RankTable;
 
 /// The encodings engram knows how to pre-tokenize.
@@ -38,28 +34,6 @@ impl Encoding {
             other => Err(Error::TokenTable(format!("unknown encoding {other:?}; expected o200k_base or cl100k_base"))),
         }
     }
-
-    /// The pattern without the `\s+(?!\S)` alternative (see the module docs).
-    fn pattern(self) -> &'static str {
-        match self {
-            Encoding::O200kBase => concat!(
-                r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                r"|\p{N}{1,3}",
-                r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
-                r"|\s*[\r\n]+",
-                r"|\s+",
-            ),
-            Encoding::Cl100kBase => concat!(
-                r"(?i:'s|'t|'re|'ve|'m|'ll|'d)",
-                r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-                r"|\p{N}{1,3}",
-                r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-                r"|\s*[\r\n]+",
-                r"|\s+",
-            ),
-        }
-    }
 }
 
 /// A ready-to-use BPE tokenizer: a rank table and its pre-tokenizer.
@@ -67,15 +41,16 @@ impl Encoding {
 pub struct Bpe {
     encoding: Encoding,
     table: RankTable,
-    regex: Regex,
 }
 
 impl Bpe {
     /// Combine a loaded table with its encoding's pre-tokenizer. The table's name must match.
     pub fn new(table: RankTable) -> Result<Self> {
         let encoding = Encoding::from_name(table.name())?;
-        let regex = Regex::new(encoding.pattern()).map_err(|e| Error::TokenTable(e.to_string()))?;
-        Ok(Bpe { encoding, table, regex })
+        if (0u8..=255).any(|b| table.rank(&[b]).is_none()) {
+            return Err(Error::TokenTable("every single byte must be a token".into()));
+        }
+        Ok(Bpe { encoding, table })
     }
 
     /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
@@ -95,7 +70,7 @@ impl Bpe {
 
     /// Pre-tokenized pieces as byte ranges into `text`.
     pub fn pieces<'a>(&'a self, text: &'a str) -> Pieces<'a> {
-        Pieces { regex: &self.regex, text, pos: 0 }
+        Pieces { encoding: self.encoding, text, pos: 0 }
     }
 
     /// Token ids, as tiktoken's `encode_ordinary` (special tokens are plain text).
@@ -231,7 +206,7 @@ impl Bpe {
 
 /// Iterator over pre-tokenized pieces `(start, end)` in bytes.
 pub struct Pieces<'a> {
-    regex: &'a Regex,
+    encoding: Encoding,
     text: &'a str,
     pos: usize,
 }
@@ -243,18 +218,11 @@ impl Iterator for Pieces<'_> {
         if self.pos >= self.text.len() {
             return None;
         }
-        let m = self.regex.find_at(self.text, self.pos)?;
-        let (start, mut end) = (m.start(), m.end());
-        let s = m.as_str();
-        if end < self.text.len() && s.chars().all(char::is_whitespace) && !s.ends_with(['\r', '\n']) {
-            let next_is_space = self.text[end..].chars().next().is_some_and(char::is_whitespace);
-            if !next_is_space {
-                if let Some((last, _)) = s.char_indices().next_back() {
-                    if last > 0 {
-                        end = start + last;
-                    }
-                }
-            }
+        let start = self.pos;
+        let len = next_piece(self.encoding, &self.text[start..]).max(1);
+        let mut end = start + len;
+        while !self.text.is_char_boundary(end) {
+            end += 1;
         }
         self.pos = end;
         Some((start, end))

@@ -3,6 +3,7 @@
 
 pub mod bpe;
 pub mod heuristic;
+pub mod pretokenize;
 pub mod table;
 
 use std::sync::Arc;
@@ -11,7 +12,7 @@ pub use bpe::{Bpe, Encoding};
 pub use table::RankTable;
 
 /// A count and whether it is exact (a table was loaded) or an estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TokenCount {
     pub tokens: usize,
     pub exact: bool,

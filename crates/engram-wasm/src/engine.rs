@@ -1,0 +1,213 @@
+//! Binding of `engram_core::Engram`. Methods mirror the core one-to-one; the SDK's
+//! `Engram` class in `pkg/src/engram.ts` wraps this handle.
+
+use engram_core::{
+    decode_ops, encode_ops, Config, ContextRequest, EmbedderInfo, Engram, ListFilter, MemoryInput, RecallQuery, Scope,
+    Source, Tokenizer as CoreTokenizer, Turn,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{from_js, invalid, to_js, to_plain};
+use crate::tokens::Tokenizer;
+
+/// A memory engine handle. All times are milliseconds since the Unix epoch, passed in.
+#[wasm_bindgen]
+pub struct Engine {
+    inner: Engram,
+}
+
+fn millis(now: f64) -> Result<i64, JsValue> {
+    if now.is_finite() && now.fract() == 0.0 && now.abs() <= 9_007_199_254_740_991.0 {
+        Ok(now as i64)
+    } else {
+        Err(invalid("now must be an integer number of milliseconds"))
+    }
+}
+
+fn embedding(v: Option<Vec<f32>>) -> Option<Vec<f32>> {
+    v.filter(|v| !v.is_empty())
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// A new engine. `config` is a partial `Config` object (or undefined); `replica` is
+    /// this device's id, an integer below 2^53 chosen once and persisted by the SDK.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue, replica: f64) -> Result<Engine, JsValue> {
+        let config: Config = if config.is_undefined() || config.is_null() { Config::default() } else { from_js("config", config)? };
+        let replica = millis(replica).map_err(|_| invalid("replica must be an integer below 2^53"))?;
+        if replica < 0 {
+            return Err(invalid("replica must not be negative"));
+        }
+        Ok(Engine { inner: Engram::new(config, replica as u64) })
+    }
+
+    /// Restore from snapshot bytes. Throws `EngramError` on corrupt or future input.
+    #[wasm_bindgen(js_name = fromSnapshot)]
+    pub fn from_snapshot(bytes: &[u8]) -> Result<Engine, JsValue> {
+        Ok(Engine { inner: Engram::from_snapshot(bytes).map_err(to_js)? })
+    }
+
+    /// The whole engine as versioned, checksummed bytes.
+    pub fn snapshot(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner.snapshot().map_err(to_js)
+    }
+
+    /// Use an exact tokenizer for budgets (until then counts are estimates).
+    #[wasm_bindgen(js_name = setTokenizer)]
+    pub fn set_tokenizer(&mut self, tokenizer: &Tokenizer) {
+        self.inner.set_tokenizer(CoreTokenizer::Exact(tokenizer.bpe.clone()));
+    }
+
+    /// `{ tokens, exact }` for `text` with the current tokenizer.
+    #[wasm_bindgen(js_name = countTokens)]
+    pub fn count_tokens(&self, text: &str) -> Result<JsValue, JsValue> {
+        to_plain(&self.inner.count_tokens(text))
+    }
+
+    /// Declare the embedder (`id`, `dim`). Throws when vectors of another embedder are stored.
+    #[wasm_bindgen(js_name = setEmbedder)]
+    pub fn set_embedder(&mut self, id: String, dim: u32) -> Result<(), JsValue> {
+        self.inner.set_embedder(EmbedderInfo { id, dim: dim as usize }).map_err(to_js)
+    }
+
+    /// The declared embedder `{ id, dim }`, or undefined.
+    pub fn embedder(&self) -> Result<JsValue, JsValue> {
+        to_plain(&self.inner.embedder())
+    }
+
+    /// Remember one memory. `input` is a partial `MemoryInput`; `vector` its embedding.
+    pub fn remember(&mut self, scope: JsValue, input: JsValue, vector: Option<Vec<f32>>, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        let mut input: MemoryInput = from_js("memory", input)?;
+        input.embedding = embedding(vector);
+        to_plain(&self.inner.remember(&scope, input, millis(now)?).map_err(to_js)?)
+    }
+
+    /// Append a chat turn to the scope's session; returns its id.
+    #[wasm_bindgen(js_name = appendTurn)]
+    pub fn append_turn(&mut self, scope: JsValue, role: &str, text: String, vector: Option<Vec<f32>>, now: f64) -> Result<String, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        let role = match role {
+            "user" => Source::User,
+            "assistant" => Source::Assistant,
+            "tool" => Source::Tool,
+            "system" => Source::System,
+            other => return Err(invalid(&format!("role {other:?}: expected user, assistant, tool or system"))),
+        };
+        self.inner.append_turn(&scope, Turn { role, text, embedding: embedding(vector) }, millis(now)?).map_err(to_js)
+    }
+
+    /// The session's last `n` turns (default window when undefined), oldest first.
+    #[wasm_bindgen(js_name = recentTurns)]
+    pub fn recent_turns(&self, scope: JsValue, n: Option<u32>) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        to_plain(&self.inner.recent_turns(&scope, n.map(|n| n as usize)).map_err(to_js)?)
+    }
+
+    /// Recall memories. `query` is a partial `RecallQuery` without its vector.
+    pub fn recall(&self, scope: JsValue, query: JsValue, vector: Option<Vec<f32>>, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        let mut q: RecallQuery = from_js("query", query)?;
+        q.embedding = embedding(vector);
+        to_plain(&self.inner.recall(&scope, &q, millis(now)?).map_err(to_js)?)
+    }
+
+    /// Build the prompt context. `request` is a partial `ContextRequest` without its vector.
+    #[wasm_bindgen(js_name = buildContext)]
+    pub fn build_context(&self, scope: JsValue, request: JsValue, vector: Option<Vec<f32>>, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        let mut req: ContextRequest = from_js("request", request)?;
+        req.embedding = embedding(vector);
+        to_plain(&self.inner.build_context(&scope, &req, millis(now)?).map_err(to_js)?)
+    }
+
+    /// What is remembered about the scope's user (transparency).
+    pub fn list(&self, scope: JsValue, filter: JsValue, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        let filter: ListFilter = if filter.is_undefined() { ListFilter::default() } else { from_js("filter", filter)? };
+        to_plain(&self.inner.list(&scope, &filter, millis(now)?).map_err(to_js)?)
+    }
+
+    /// Number of records stored for the scope's user.
+    pub fn count(&self, scope: JsValue) -> Result<u32, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        Ok(self.inner.count(&scope).map_err(to_js)? as u32)
+    }
+
+    /// Delete one memory; false when it did not exist.
+    pub fn forget(&mut self, scope: JsValue, id: &str, now: f64) -> Result<bool, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.forget(&scope, id, millis(now)?).map_err(to_js)
+    }
+
+    /// Forget everything of the scope's user; returns how many records went.
+    #[wasm_bindgen(js_name = forgetUser)]
+    pub fn forget_user(&mut self, scope: JsValue, now: f64) -> Result<u32, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        Ok(self.inner.forget_user(&scope, millis(now)?).map_err(to_js)? as u32)
+    }
+
+    /// Set a session state value (a string; the SDK stores JSON).
+    #[wasm_bindgen(js_name = sessionSet)]
+    pub fn session_set(&mut self, scope: JsValue, key: &str, value: &str, now: f64) -> Result<(), JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.session_set(&scope, key, value, millis(now)?).map_err(to_js)
+    }
+
+    /// The session's live state as an object of strings.
+    #[wasm_bindgen(js_name = sessionState)]
+    pub fn session_state(&self, scope: JsValue, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        to_plain(&self.inner.session_state(&scope, millis(now)?).map_err(to_js)?)
+    }
+
+    /// Replace the session's rolling summary.
+    #[wasm_bindgen(js_name = setSummary)]
+    pub fn set_summary(&mut self, scope: JsValue, summary: &str, now: f64) -> Result<(), JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.set_summary(&scope, summary, millis(now)?).map_err(to_js)
+    }
+
+    /// Ops made since the last call, as one encoded batch (empty array when none).
+    #[wasm_bindgen(js_name = takePending)]
+    pub fn take_pending(&mut self) -> Result<Vec<u8>, JsValue> {
+        let ops = self.inner.take_pending();
+        if ops.is_empty() {
+            return Ok(Vec::new());
+        }
+        encode_ops(&ops).map_err(to_js)
+    }
+
+    /// Apply an encoded op batch (from storage replay or another replica). Idempotent.
+    #[wasm_bindgen(js_name = applyOps)]
+    pub fn apply_ops(&mut self, bytes: &[u8]) -> Result<u32, JsValue> {
+        let ops = decode_ops(bytes).map_err(to_js)?;
+        let n = ops.len() as u32;
+        self.inner.apply_ops(ops).map_err(to_js)?;
+        Ok(n)
+    }
+
+    /// True when the user's vectors are past the ANN threshold (call `rebuildIndex` when idle).
+    #[wasm_bindgen(js_name = needsIndexRebuild)]
+    pub fn needs_index_rebuild(&self, scope: JsValue) -> Result<bool, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.needs_index_rebuild(&scope).map_err(to_js)
+    }
+
+    /// Compact the user's vector index and build its HNSW main index when past the threshold.
+    #[wasm_bindgen(js_name = rebuildIndex)]
+    pub fn rebuild_index(&mut self, scope: JsValue) -> Result<(), JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.rebuild_index(&scope).map_err(to_js)
+    }
+
+    /// For the SDK's recovery tests only: trap (panic) while holding `&mut self`, as a bug
+    /// in the core would. The SDK must then discard this handle and rebuild from storage.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = trapForTests)]
+    #[allow(clippy::panic)]
+    pub fn trap_for_tests(&mut self) {
+        panic!("engram: deliberate trap for tests");
+    }
+}

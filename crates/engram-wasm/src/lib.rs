@@ -1,0 +1,14 @@
+//! # engram-wasm
+//!
+//! The WebAssembly binding of `engram-core`, and nothing more: no algorithms, no IO, no
+//! async. State lives behind handles ([`Engine`], [`Tokenizer`]); vectors cross as
+//! `Float32Array`, snapshots and ops as `Uint8Array`, results as small plain objects.
+//! Every core error becomes a JS `Error` named `EngramError` with a stable `code`.
+//! The npm package `engram` (in `pkg/`) wraps this in an async, IO-owning SDK.
+
+mod engine;
+mod error;
+mod tokens;
+
+pub use engine::Engine;
+pub use tokens::Tokenizer;

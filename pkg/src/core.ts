@@ -1,0 +1,41 @@
+/**
+ * The only file that imports the generated wasm-bindgen glue. Entry points tell it how to
+ * get the wasm module for their runtime (file in Node, URL in browsers, compiled module
+ * in workerd); everything else imports from here.
+ * @module
+ */
+import * as glue from "../wasm/engram_wasm.js";
+
+export type CoreEngine = glue.Engine;
+export type CoreTokenizer = glue.Tokenizer;
+
+/** How the current runtime obtains the wasm module. */
+export type WasmSource = () => BufferSource | WebAssembly.Module | Promise<BufferSource | WebAssembly.Module | URL | Response>;
+
+let source: WasmSource | undefined;
+let ready: Promise<void> | undefined;
+
+/** Called once by an entry point. */
+export function setWasmSource(s: WasmSource): void {
+  source = s;
+}
+
+/** Initialize synchronously with a compiled module or bytes (workerd, Node). */
+export function initCoreSync(module: BufferSource | WebAssembly.Module): void {
+  glue.initSync({ module });
+  ready = Promise.resolve();
+}
+
+/** Initialize the wasm core once; later calls return the same promise. */
+export function loadCore(): Promise<void> {
+  ready ??= (async () => {
+    if (!source) throw new Error("engram: no wasm source configured; import engram through its package entry point");
+    const s = await source();
+    if (s instanceof WebAssembly.Module || ArrayBuffer.isView(s) || s instanceof ArrayBuffer) glue.initSync({ module: s });
+    else await glue.default({ module_or_path: s });
+  })();
+  return ready;
+}
+
+export const Engine = glue.Engine;
+export const Tokenizer = glue.Tokenizer;

@@ -1,0 +1,19 @@
+/**
+ * engram — local-first memory for AI agents.
+ *
+ * Import from `"engram"`; the package's conditional exports pick the entry point for
+ * Node, browsers or Cloudflare Workers, which differ only in how they load the wasm core
+ * and the token tables.
+ * @module
+ */
+export { Engram, type OpenOptions, type RecallOptions, type ContextOptions, type ChangeEvent } from "./engram.js";
+export { Session } from "./session.js";
+export type { StorageAdapter } from "./storage/types.js";
+export { MemoryStorage } from "./storage/memory.js";
+export { IndexedDbStorage } from "./storage/indexeddb.js";
+export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from "./storage/cloudflare.js";
+export type { Embedder } from "./embed/types.js";
+export { OpenAiEmbedder, type OpenAiEmbedderOptions } from "./embed/openai.js";
+export { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
+export { EngramError, EngramInputError, EngramDataError, EngramFatalError, EngramIoError } from "./errors.js";
+export type * from "./types.js";

@@ -1,0 +1,42 @@
+import type { Engram } from "./engram.js";
+import type { MemoryRecord, Role } from "./types.js";
+
+/**
+ * Working memory of one session: state with a TTL refreshed on every write, the recent
+ * turns, and the rolling summary. Get one with {@link Engram.session}.
+ */
+export class Session {
+  /** @internal */
+  constructor(private readonly engram: Engram, readonly id: string) {}
+
+  /** A state value (JSON), or undefined when unset or the session idled past its TTL. */
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const raw = (await this.state())[key];
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
+  }
+
+  /** Set a state value (stored as JSON); refreshes the TTL. */
+  async set(key: string, value: unknown): Promise<void> {
+    await this.engram._sessionSet(this.id, key, JSON.stringify(value));
+  }
+
+  /** The whole live state, raw JSON strings by key. */
+  async state(): Promise<Record<string, string>> {
+    return this.engram._sessionState(this.id);
+  }
+
+  /** Append a turn; returns its id. */
+  async append(role: Role, text: string): Promise<string> {
+    return this.engram._appendTurn(this.id, role, text);
+  }
+
+  /** The last `n` turns (default: the configured window of 12), oldest first. */
+  async recent(n?: number): Promise<MemoryRecord[]> {
+    return this.engram._recentTurns(this.id, n);
+  }
+
+  /** Replace the rolling summary. */
+  async setSummary(text: string): Promise<void> {
+    await this.engram._setSummary(this.id, text);
+  }
+}

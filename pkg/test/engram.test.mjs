@@ -1,0 +1,189 @@
+// The Engram SDK over the real wasm build in Node.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  Engram, MemoryStorage, NodeFileStorage, EngramError, EngramInputError, EngramFatalError, EngramIoError,
+} from "../dist/entrypoints/node.js";
+import { hashEmbedder, clock, FlakyStorage } from "./helpers.mjs";
+
+const DAY = 86_400_000;
+
+test("remember, recall and buildContext work end to end with exact token counts", async () => {
+  const c = clock();
+  const mem = await Engram.open({ user: "alice", now: c.now, embedder: hashEmbedder() });
+  await mem.tokenizerReady();
+  await mem.remember({ text: "Alice prefers Python", key: { subject: "alice", attribute: "preferred language" } });
+  const out = await mem.remember({ text: "Alice switched from Python to Go", key: { subject: "alice", attribute: "preferred language" } });
+  assert.equal(out.action, "inserted");
+  assert.equal(out.superseded.length, 1);
+  const r = await mem.recall("which programming language does alice use");
+  assert.equal(r.route, "retrieve");
+  assert.equal(r.hits[0].record.text, "Alice switched from Python to Go");
+  assert.ok(r.hits[0].parts.key === 1 || r.hits[0].parts.lexical !== null);
+  assert.equal((await mem.recall("thanks!")).route, "small-talk");
+  const s = mem.session("s1");
+  await s.append("user", "Which language should the new service use?");
+  const ctx = await mem.buildContext("Which language should the new service use?", { session: "s1", budget: 200 });
+  assert.equal(ctx.exact, true);
+  assert.ok(ctx.tokens <= 200 && ctx.tokens > 0);
+  assert.equal(mem.countTokens(ctx.text).tokens, ctx.tokens);
+  assert.match(ctx.text, /switched from Python to Go/);
+  assert.doesNotMatch(ctx.text, /"Alice prefers Python"/);
+  const all = await mem.list({ includeSuperseded: true });
+  assert.equal(all.length, 3);
+  assert.ok(all.some((m) => m.supersededBy === out.id));
+  await mem.close();
+});
+
+test("counts are estimates until the table is loaded, and say so", async () => {
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const { readFile } = await import("node:fs/promises");
+  const table = () => gate.then(() => readFile(new URL("../assets/cl100k_base.engtok", import.meta.url))).then((b) => new Uint8Array(b));
+  const mem = await Engram.open({ user: "t", tokenizer: { encoding: "cl100k_base", table } });
+  const before = mem.countTokens("hello world, this is engram");
+  assert.equal(before.exact, false);
+  release();
+  await mem.tokenizerReady();
+  const after = mem.countTokens("hello world, this is engram");
+  const { Tiktoken } = await import("js-tiktoken/lite");
+  const ranks = (await import("js-tiktoken/ranks/cl100k_base")).default;
+  assert.deepEqual(after, { tokens: new Tiktoken(ranks).encode("hello world, this is engram").length, exact: true });
+});
+
+test("state persists across reopen through the op log and through snapshots", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "engram-sdk-"));
+  const c = clock();
+  let mem = await Engram.open({ user: "bob", storage: new NodeFileStorage(dir), now: c.now, compactEvery: 3 });
+  for (let i = 0; i < 7; i++) await mem.remember(`fact number ${i} about bob's garden`);
+  await mem.session("s").set("topic", { name: "garden" });
+  await mem.close();
+  mem = await Engram.open({ user: "bob", storage: new NodeFileStorage(dir), now: c.now, compactEvery: 3 });
+  assert.equal(mem.openReport.snapshot, "current");
+  assert.ok(mem.openReport.replayedBatches >= 1);
+  assert.equal((await mem.list()).length, 7);
+  assert.deepEqual(await mem.session("s").get("topic"), { name: "garden" });
+  assert.equal((await mem.recall("garden fact number 3")).hits[0].record.text, "fact number 3 about bob's garden");
+});
+
+test("a corrupt snapshot is detected and the previous generation plus the op log rebuild the state", async () => {
+  const storage = new MemoryStorage();
+  const mem = await Engram.open({ user: "carol", storage, compactEvery: 2 });
+  for (let i = 0; i < 9; i++) await mem.remember(`memory ${i} of carol`);
+  await mem.close();
+  const key = "engram/default/carol/snapshot/current";
+  const snap = await storage.get(key);
+  snap[snap.length - 5] ^= 0xff;
+  await storage.put(key, snap);
+  const again = await Engram.open({ user: "carol", storage });
+  assert.deepEqual(again.openReport.corrupt, ["snapshot/current"]);
+  assert.equal(again.openReport.snapshot, "previous");
+  assert.equal((await again.list()).length, 9);
+});
+
+test("a failed write loses only the write in flight, and the instance stays usable", async () => {
+  const storage = new FlakyStorage();
+  const mem = await Engram.open({ user: "dan", storage });
+  await mem.remember("dan likes chess");
+  storage.failPuts = true;
+  await assert.rejects(mem.remember("dan likes go"), /disk full/);
+  storage.failPuts = false;
+  await mem.remember("dan likes shogi");
+  const reopened = await Engram.open({ user: "dan", storage });
+  const texts = (await reopened.list()).map((m) => m.text).sort();
+  assert.ok(texts.includes("dan likes chess") && texts.includes("dan likes shogi"));
+});
+
+test("bad input from JS gets a typed error with a code and the instance stays usable", async () => {
+  const mem = await Engram.open({ user: "eve", embedder: hashEmbedder(8) });
+  const cases = [
+    [() => mem.remember({ text: "x", embedding: new Float32Array(3) }), "DIMENSION_MISMATCH"],
+    [() => mem.remember({ text: "x", embedding: new Float32Array([NaN, 1, 1, 1, 1, 1, 1, 1]) }), "BAD_EMBEDDING"],
+    [() => mem.remember({ text: 42 }), "INVALID_INPUT"],
+    [() => mem.remember(null), "INVALID_INPUT"],
+    [() => mem.remember("   "), "INVALID_INPUT"],
+    [() => mem.remember("z".repeat(40_000)), "TEXT_TOO_LARGE"],
+    [() => mem.remember({ text: "x", importance: 3 }), "INVALID_INPUT"],
+    [() => mem.remember({ text: "x", kind: "gossip" }), "INVALID_INPUT"],
+    [() => mem.recall(undefined), "INVALID_INPUT"],
+    [() => mem.importSnapshot(new Uint8Array([1, 2, 3])), "BAD_MAGIC"],
+  ];
+  for (const [f, code] of cases) {
+    await assert.rejects(f(), (e) => e instanceof EngramError && e.code === code, `expected ${code}`);
+  }
+  await assert.rejects(Engram.open({ user: "" }), EngramInputError);
+  assert.equal((await mem.remember("eve still works")).action, "inserted");
+});
+
+test("mixing embedders of another dimension or id in one store is refused", async () => {
+  const storage = new MemoryStorage();
+  const a = await Engram.open({ user: "f", storage, embedder: hashEmbedder(16, "model-a") });
+  await a.remember("f likes tea");
+  await a.close();
+  await assert.rejects(Engram.open({ user: "f", storage, embedder: hashEmbedder(32, "model-b") }), (e) => e.code === "INVALID_INPUT" && /model-a/.test(e.message) && /model-b/.test(e.message));
+});
+
+test("a wasm trap is fatal for that instance: the SDK rebuilds from storage and keeps working", async () => {
+  const storage = new MemoryStorage();
+  const mem = await Engram.open({ user: "g", storage });
+  await mem.remember("g lives in Oslo");
+  await assert.rejects(mem._trapForTests(), EngramFatalError);
+  assert.equal((await mem.list()).length, 1);
+  await mem.remember("g works at a bakery");
+  assert.equal(mem.count(), 2);
+});
+
+test("change events fire after the call, with the ids it touched", async () => {
+  const mem = await Engram.open({ user: "h" });
+  const events = [];
+  mem.on((e) => events.push(e));
+  const out = await mem.remember("h plays the cello");
+  await mem.forget(out.id);
+  assert.deepEqual(events, [{ type: "remember", ids: [out.id] }, { type: "forget", ids: [out.id] }]);
+});
+
+test("session state expires after an idle hour; writes refresh it", async () => {
+  const c = clock();
+  const mem = await Engram.open({ user: "i", now: c.now });
+  const s = mem.session("s");
+  await s.set("step", 1);
+  c.advance(50 * 60_000);
+  await s.append("user", "still here");
+  c.advance(50 * 60_000);
+  assert.equal(await s.get("step"), 1);
+  c.advance(61 * 60_000);
+  assert.equal(await s.get("step"), undefined);
+  assert.equal((await s.recent()).length, 1);
+});
+
+test("forgetUser removes this user's memories and leaves another user's store untouched", async () => {
+  const storage = new MemoryStorage();
+  const a = await Engram.open({ user: "ann", storage });
+  const b = await Engram.open({ user: "ben", storage });
+  await a.remember("ann's secret");
+  await b.remember("ben's note");
+  assert.equal(await a.forgetUser(), 1);
+  assert.equal(a.count(), 0);
+  const a2 = await Engram.open({ user: "ann", storage });
+  assert.equal(a2.count(), 0, "forgetting survives reopen");
+  assert.equal((await b.list())[0].text, "ben's note");
+});
+
+test("export and import a snapshot", async () => {
+  const a = await Engram.open({ user: "j" });
+  await a.remember("j likes maps");
+  const bytes = a.exportSnapshot();
+  const b = await Engram.open({ user: "j" });
+  await b.importSnapshot(bytes);
+  assert.equal((await b.list())[0].text, "j likes maps");
+});
+
+test("an embedder failure is an EngramIoError and nothing is written", async () => {
+  const bad = { id: "broken", dimension: 4, embed: async () => { throw new Error("503"); } };
+  const mem = await Engram.open({ user: "k", embedder: bad });
+  await assert.rejects(mem.remember("k likes rain"), EngramIoError);
+  assert.equal(mem.count(), 0);
+});

@@ -1,0 +1,38 @@
+// Test helpers: a deterministic embedder (feature hashing), a controllable clock, and
+// storage wrappers that fail or corrupt on demand.
+import { MemoryStorage } from "../dist/entrypoints/node.js";
+
+export function hashEmbedder(dimension = 32, id = "test-hash") {
+  return {
+    id,
+    dimension,
+    calls: 0,
+    async embed(texts) {
+      this.calls++;
+      return texts.map((t) => {
+        const v = new Float32Array(dimension);
+        for (const w of t.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) {
+          let h = 2166136261;
+          for (const c of w) h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0;
+          v[h % dimension] += h & 1 ? 1 : -1;
+        }
+        if (v.every((x) => x === 0)) v[0] = 1;
+        return v;
+      });
+    },
+  };
+}
+
+export function clock(start = 1_764_000_000_000) {
+  const c = { t: start, now: () => c.t, advance: (ms) => (c.t += ms) };
+  return c;
+}
+
+/** Memory storage whose puts can be made to fail. */
+export class FlakyStorage extends MemoryStorage {
+  failPuts = false;
+  async put(key, value) {
+    if (this.failPuts) throw new Error("disk full");
+    return super.put(key, value);
+  }
+}
