@@ -76,3 +76,24 @@ fn a_delete_beats_an_older_upsert_that_arrives_later() {
     assert_eq!(a.count(&s).expect("count"), 0);
     assert_eq!(b.count(&s).expect("count"), 0);
 }
+
+#[test]
+fn session_state_and_summary_travel_as_ops_and_the_last_writer_wins_per_key() {
+    let s = Scope::user("t", "u").with_session("chat");
+    let mut a = Engram::new(Config::default(), 1);
+    let mut b = Engram::new(Config::default(), 2);
+    a.session_set(&s, "topic", "\"travel\"", T0).expect("a");
+    b.session_set(&s, "topic", "\"cooking\"", T0 + 5).expect("b later");
+    b.session_set(&s, "mood", "\"happy\"", T0 + 6).expect("b");
+    a.set_summary(&s, "Planning a trip.", T0 + 7).expect("summary");
+    let (oa, ob) = (a.take_pending(), b.take_pending());
+    a.apply_ops(ob.clone()).expect("a gets b");
+    b.apply_ops(oa.clone()).expect("b gets a");
+    b.apply_ops(oa).expect("duplicates are harmless");
+    for e in [&a, &b] {
+        let st = e.session_state(&s, T0 + 10).expect("state");
+        assert_eq!(st.get("topic").map(String::as_str), Some("\"cooking\""));
+        assert_eq!(st.get("mood").map(String::as_str), Some("\"happy\""));
+        assert_eq!(e.summary(&s).expect("summary").as_deref(), Some("Planning a trip."));
+    }
+}

@@ -4,6 +4,10 @@
 //! scanners (see `pretokenize`). Parity with tiktoken is checked on a multilingual corpus
 //! by `engram-testkit` and by the SDK's tests against js-tiktoken.
 
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+
 use crate::error::{Error, Result};
 use crate::tokens::pretokenize::next_piece;
 use crate::tokens::table::RankTable;
@@ -41,7 +45,12 @@ impl Encoding {
 pub struct Bpe {
     encoding: Encoding,
     table: RankTable,
+    /// Token counts of recently seen pieces that are not single tokens (the expensive
+    /// ones: they need the merge loop). Bounded; cleared when full.
+    merged: Mutex<FxHashMap<Box<[u8]>, u32>>,
 }
+
+const MERGE_CACHE_LIMIT: usize = 1 << 15;
 
 impl Bpe {
     /// Combine a loaded table with its encoding's pre-tokenizer. The table's name must match.
@@ -50,7 +59,7 @@ impl Bpe {
         if (0u8..=255).any(|b| table.rank(&[b]).is_none()) {
             return Err(Error::TokenTable("every single byte must be a token".into()));
         }
-        Ok(Bpe { encoding, table })
+        Ok(Bpe { encoding, table, merged: Mutex::new(FxHashMap::default()) })
     }
 
     /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
@@ -161,8 +170,20 @@ impl Bpe {
         if self.table.rank(piece).is_some() {
             return 1;
         }
+        let mut cache = match self.merged.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(&n) = cache.get(piece) {
+            return n as usize;
+        }
         self.merge(piece, parts);
-        parts.len() - 1
+        let n = parts.len() - 1;
+        if cache.len() >= MERGE_CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(piece.into(), n as u32);
+        n
     }
 
     /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank.

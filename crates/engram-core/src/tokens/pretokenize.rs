@@ -8,9 +8,23 @@
 //! tiktoken (fancy-regex) and js-tiktoken is tested on a multilingual corpus and on
 //! arbitrary Unicode.
 
-use unicode_general_category::{get_general_category as gc, GeneralCategory as G};
+use unicode_general_category::{get_general_category, GeneralCategory as G};
 
 use crate::tokens::bpe::Encoding;
+
+/// General category, with ASCII answered without a table search (every ASCII char that is
+/// not a letter or digit is reported as punctuation: the scanners only ask about letters,
+/// numbers and marks).
+#[inline(always)]
+fn gc(c: char) -> G {
+    match c {
+        'a'..='z' => G::LowercaseLetter,
+        'A'..='Z' => G::UppercaseLetter,
+        '0'..='9' => G::DecimalNumber,
+        '\0'..='\x7f' => G::OtherPunctuation,
+        _ => get_general_category(c),
+    }
+}
 
 #[inline]
 fn is_letter(c: char) -> bool {
