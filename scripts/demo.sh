@@ -9,4 +9,5 @@ if [ ! -f "$assets/o200k_base.engtok" ]; then
   cargo run --release -q -p engram-testkit --bin export-token-tables -- "$assets"
 fi
 cargo build --release --workspace --all-targets -q
+bash scripts/build-wasm.sh
 cargo run --release -q -p engram-core --example replay -- "$assets/o200k_base.engtok"

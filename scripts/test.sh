@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run every test and check: the dependency fence of the core, the wasm build, clippy,
 # the Rust test suites (unit, property, evaluation, parity, doctests incl. the README),
-# the core's tests compiled to wasm with simd128 and run under Node's WASI, and the demo.
+# the core's tests compiled to wasm with simd128 and run under Node's WASI, the wasm
+# binding + npm SDK (built, size-checked, tested in Node against the real wasm, packed and
+# installed into a fresh project), and the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -22,13 +24,22 @@ step "engram-core builds for wasm32-unknown-unknown (simd128)"
 cargo check -q -p engram-core --target wasm32-unknown-unknown
 
 step "clippy (unwrap_used denied in library code)"
-cargo clippy -q -p engram-core --lib -- -D warnings
+cargo clippy -q -p engram-core -p engram-wasm --lib -- -D warnings
 
 step "Rust tests"
 cargo test --workspace --release
 
 step "engram-core unit tests compiled to wasm32 + simd128, run in Node"
 bash scripts/wasm-unit-tests.sh
+
+step "wasm binding + npm package build (size budget checked)"
+bash scripts/build-wasm.sh
+
+step "SDK tests (node:test, the real wasm in Node)"
+(cd pkg && node --test test/)
+
+step "package test: npm pack → fresh Node project → smoke"
+bash scripts/package-test.sh
 
 step "demo"
 bash scripts/demo.sh > target/demo-output.txt
