@@ -177,7 +177,9 @@ export class Engram {
     const m: MemoryInput = typeof input === "string" ? { text: input } : input;
     checkText(m?.text, "text");
     return this.mutate("remember", async () => {
-      const vector = m.embedding ?? (await this.embedOne(m.text));
+      // Embed the text as it will be stored (PII redacted), never the raw one.
+      const scrubbed = this.engine.scrub(m.text, m.sensitivity) as { text: string | null; dropped: boolean };
+      const vector = m.embedding ?? (scrubbed.dropped || scrubbed.text === null ? undefined : await this.embedOne(scrubbed.text));
       const { embedding: _e, ...plain } = m;
       const out = this.engine.remember(this.scope, plain, vector, this.now()) as WriteOutcome;
       return { value: out, ids: [out.id, ...out.superseded] };
@@ -189,7 +191,8 @@ export class Engram {
     const ms = inputs.map((i) => (typeof i === "string" ? { text: i } : i));
     ms.forEach((m) => checkText(m?.text, "text"));
     return this.mutate("remember", async () => {
-      const vectors = this.opts.embedder ? await this.embedMany(ms.map((m) => m.text)) : [];
+      const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text ?? "");
+      const vectors = this.opts.embedder ? await this.embedMany(stored) : [];
       const now = this.now();
       const outs = ms.map((m, i) => {
         const { embedding, ...plain } = m;
@@ -289,7 +292,7 @@ export class Engram {
     checkText(text, "text");
     return this.mutate("turn", async () => {
       const embed = this.opts.embedTurns ?? true;
-      const vector = embed ? await this.embedOne(text) : undefined;
+      const vector = embed ? await this.embedOne(this.engine.scrubTurn(text)) : undefined;
       const id = this.engine.appendTurn({ ...this.scope, session }, role, text, vector, this.now()) as string;
       return { value: id, ids: [id] };
     });

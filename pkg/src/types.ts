@@ -69,12 +69,17 @@ export interface MemoryRecord {
   sensitivity: Sensitivity;
 }
 
-/** What `remember` did. */
+/** A kind of PII the write path redacts. */
+export type PiiKind = "secret" | "api-key" | "china-id" | "card" | "iban" | "email" | "phone" | "ip";
+
+/** What `remember` did. `dropped`: the PII policy of the memory's tier refused it (`id` is empty). */
 export interface WriteOutcome {
   id: string;
-  action: "inserted" | "duplicate" | "reinforced";
+  action: "inserted" | "duplicate" | "reinforced" | "dropped";
   similarity: number | null;
   superseded: string[];
+  /** PII kinds replaced by placeholders (or, when dropped, found). */
+  redacted: PiiKind[];
 }
 
 /** Why a memory was recalled. */

@@ -187,3 +187,19 @@ test("an embedder failure is an EngramIoError and nothing is written", async () 
   await assert.rejects(mem.remember("k likes rain"), EngramIoError);
   assert.equal(mem.count(), 0);
 });
+
+test("PII is redacted before it is embedded or stored", async () => {
+  const seen = [];
+  const emb = hashEmbedder(16);
+  const spy = { id: emb.id, dimension: 16, embed: async (t) => (seen.push(...t), emb.embed(t)) };
+  const mem = await Engram.open({ user: "p", embedder: spy });
+  const out = await mem.remember("Email me at p.q@example.com, my PIN is 4821");
+  assert.deepEqual(out.redacted.sort(), ["email", "secret"]);
+  await mem.session("s").append("user", "call me on +44 20 7946 0958");
+  const stored = JSON.stringify(await mem.list());
+  for (const secret of ["p.q@example.com", "4821", "7946"]) {
+    assert.ok(!stored.includes(secret), `${secret} stored`);
+    assert.ok(!seen.join(" ").includes(secret), `${secret} sent to the embedder`);
+  }
+  assert.match(stored, /\[EMAIL\]/);
+});

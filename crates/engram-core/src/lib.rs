@@ -28,6 +28,7 @@ pub mod error;
 pub mod hlc;
 pub mod lexical;
 pub mod model;
+pub mod pii;
 pub mod router;
 pub mod text;
 pub mod tokens;

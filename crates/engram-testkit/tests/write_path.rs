@@ -105,3 +105,27 @@ fn bad_input_gets_a_typed_error_and_the_engine_stays_usable() {
     assert_eq!(e.count(&alice()).expect("count"), 1);
     e.remember(&alice(), MemoryInput::fact("still works").with_embedding(vec![0.0, 1.0, 0.0]), T0).expect("usable");
 }
+
+#[test]
+fn pii_is_redacted_before_storage_and_never_reaches_recall_ops_or_turns() {
+    use engram_core::pii::{PiiAction, PiiKind, PiiPolicy};
+    use engram_core::{Sensitivity, Turn};
+    let mut e = Engram::new(Config::default(), 1);
+    let s = alice().with_session("s");
+    let out = e.remember(&s, MemoryInput::fact("Alice's email is alice.w@example.com and her card is 4111 1111 1111 1111"), T0).expect("stored");
+    assert_eq!(out.redacted, vec![PiiKind::Card, PiiKind::Email]);
+    e.append_turn(&s, Turn::user("my password is hunter2! call 13800138000"), T0).expect("turn");
+    let everything = format!("{:?}{:?}", e.list(&s, &ListFilter::default(), T0).expect("list"), e.take_pending());
+    for secret in ["alice.w@example.com", "4111", "hunter2", "13800138000"] {
+        assert!(!everything.contains(secret), "{secret} leaked");
+    }
+    assert!(everything.contains("Alice's email is [EMAIL] and her card is [CARD]"));
+    let mut strict = Config::default();
+    strict.pii = PiiPolicy { public: PiiAction::Drop, ..PiiPolicy::default() };
+    let mut e2 = Engram::new(strict, 2);
+    let mut m = MemoryInput::fact("server 10.1.2.3 is ours");
+    m.sensitivity = Sensitivity::Public;
+    let out = e2.remember(&alice(), m, T0).expect("policy outcome, not an error");
+    assert_eq!(out.action, WriteAction::Dropped);
+    assert_eq!(e2.count(&alice()).expect("count"), 0);
+}

@@ -2,8 +2,8 @@
 //! `Engram` class in `pkg/src/engram.ts` wraps this handle.
 
 use engram_core::{
-    decode_ops, encode_ops, Config, ContextRequest, EmbedderInfo, Engram, ListFilter, MemoryInput, RecallQuery, Scope,
-    Source, Tokenizer as CoreTokenizer, Turn,
+    decode_ops, encode_ops, pii::Scrubbed, Config, ContextRequest, EmbedderInfo, Engram, ListFilter, MemoryInput, RecallQuery,
+    Scope, Sensitivity, Source, Tokenizer as CoreTokenizer, Turn,
 };
 use wasm_bindgen::prelude::*;
 
@@ -82,6 +82,29 @@ impl Engine {
         let mut input: MemoryInput = from_js("memory", input)?;
         input.embedding = embedding(vector);
         to_plain(&self.inner.remember(&scope, input, millis(now)?).map_err(to_js)?)
+    }
+
+    /// Apply the PII policy to a memory's text as `remember` will:
+    /// `{ text, redacted, dropped }` (`text` is null when dropped). Embed this text, not the raw one.
+    pub fn scrub(&self, text: &str, sensitivity: JsValue) -> Result<JsValue, JsValue> {
+        let tier: Sensitivity = if sensitivity.is_undefined() || sensitivity.is_null() { Sensitivity::Personal } else { from_js("sensitivity", sensitivity)? };
+        #[derive(serde::Serialize)]
+        struct Out {
+            text: Option<String>,
+            redacted: Vec<engram_core::pii::PiiKind>,
+            dropped: bool,
+        }
+        let out = match self.inner.scrub(text, tier) {
+            Scrubbed::Store { text, redacted } => Out { text: Some(text), redacted, dropped: false },
+            Scrubbed::Drop { found } => Out { text: None, redacted: found, dropped: true },
+        };
+        to_plain(&out)
+    }
+
+    /// A turn's text as `appendTurn` will store it (PII redacted).
+    #[wasm_bindgen(js_name = scrubTurn)]
+    pub fn scrub_turn(&self, text: &str) -> String {
+        self.inner.scrub_turn(text)
     }
 
     /// Append a chat turn to the scope's session; returns its id.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::decay::Decay;
 use crate::hlc::Millis;
+use crate::pii::PiiPolicy;
 use crate::vector::{AnnParams, Precision};
 
 /// How much each recall channel counts in reciprocal-rank fusion.
@@ -58,6 +59,8 @@ pub struct Config {
     pub min_similarity: f32,
     /// Candidates each channel contributes before fusion.
     pub candidates_per_channel: usize,
+    /// What happens to PII, per sensitivity tier, before anything is stored.
+    pub pii: PiiPolicy,
 }
 
 impl Default for Config {
@@ -76,6 +79,7 @@ impl Default for Config {
             weights: ChannelWeights::default(),
             min_similarity: 0.2,
             candidates_per_channel: 50,
+            pii: PiiPolicy::default(),
         }
     }
 }

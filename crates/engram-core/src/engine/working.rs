@@ -10,6 +10,7 @@ use crate::engine::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::pii::{scrub, PiiAction, Scrubbed};
 
 const MAX_STATE_KEYS: usize = 256;
 const MAX_STATE_VALUE: usize = 64 * 1024;
@@ -47,6 +48,7 @@ impl Engram {
             Some(v) => Some(self.check_embedding(v)?),
             None => None,
         };
+        let text = self.scrub_turn(turn.text.trim());
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
         let record = Record {
@@ -54,7 +56,7 @@ impl Engram {
             scope: scope.clone(),
             kind: Kind::Message,
             layer: Layer::Working,
-            text: turn.text.trim().to_owned(),
+            text,
             key: None,
             embedding,
             // What the user says is worth more later than what the assistant said.
@@ -83,6 +85,21 @@ impl Engram {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         Ok(id)
+    }
+
+    /// A turn's text as it will be stored: PII redacted by the policy of the personal tier,
+    /// where "drop" means redact (a turn is the conversation; it is kept, scrubbed).
+    pub fn scrub_turn(&self, text: &str) -> String {
+        let mut policy = self.config.pii.clone();
+        for a in [&mut policy.public, &mut policy.session, &mut policy.personal] {
+            if *a == PiiAction::Drop {
+                *a = PiiAction::Redact;
+            }
+        }
+        match scrub(text, Sensitivity::Personal, &policy) {
+            Scrubbed::Store { text, .. } => text,
+            Scrubbed::Drop { .. } => String::new(),
+        }
     }
 
     /// The last `n` turns of the scope's session (default: the configured window), oldest first.

@@ -7,6 +7,7 @@ use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
+use crate::pii::{scrub, Scrubbed};
 use crate::text::{content_hash, normalize};
 use crate::vector::unit;
 
@@ -33,7 +34,13 @@ impl Engram {
                 return Err(Error::invalid("id", format!("{id:?} already exists; use a new id")));
             }
         }
-        let text = input.text.trim().to_owned();
+        // PII first: nothing below ever sees the raw value.
+        let (text, redacted) = match scrub(input.text.trim(), input.sensitivity, &self.config.pii) {
+            Scrubbed::Store { text, redacted } => (text, redacted),
+            Scrubbed::Drop { found } => {
+                return Ok(WriteOutcome { id: String::new(), action: WriteAction::Dropped, similarity: None, superseded: Vec::new(), redacted: found })
+            }
+        };
         let hash = content_hash(&normalize(&text));
         let threshold = self.config.dedup_threshold;
         let part = self.partition_mut(scope)?;
@@ -45,7 +52,7 @@ impl Engram {
             .copied()
             .find(|&s| part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key));
         if let Some(slot) = exact {
-            return Ok(self.reinforce(scope, slot, &input, None, now));
+            return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, None, now) });
         }
 
         // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict).
@@ -55,7 +62,7 @@ impl Engram {
                     part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && !r.is_superseded() && !r.is_expired(now))
                 });
                 if let Some(&(slot, sim)) = near.first() {
-                    return Ok(self.reinforce(scope, slot, &input, Some(sim), now));
+                    return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, Some(sim), now) });
                 }
             }
         }
@@ -113,7 +120,7 @@ impl Engram {
         if let Some(rec) = part.full_record(slot) {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
-        Ok(WriteOutcome { id, action: WriteAction::Inserted, similarity: None, superseded })
+        Ok(WriteOutcome { id, action: WriteAction::Inserted, similarity: None, superseded, redacted })
     }
 
     /// Remember several memories in order; stops at the first invalid one.
@@ -125,7 +132,7 @@ impl Engram {
         let stamp = self.next_stamp(now);
         let user = scope.user_key();
         let Some(part) = self.partitions.get_mut(&user) else {
-            return WriteOutcome { id: String::new(), action: WriteAction::Duplicate, similarity: sim, superseded: Vec::new() };
+            return WriteOutcome { id: String::new(), action: WriteAction::Duplicate, similarity: sim, superseded: Vec::new(), redacted: Vec::new() };
         };
         part.update(slot, |r| {
             r.times_seen = r.times_seen.saturating_add(1);
@@ -146,7 +153,13 @@ impl Engram {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         let action = if sim.is_some() { WriteAction::Reinforced } else { WriteAction::Duplicate };
-        WriteOutcome { id, action, similarity: sim, superseded: Vec::new() }
+        WriteOutcome { id, action, similarity: sim, superseded: Vec::new(), redacted: Vec::new() }
+    }
+
+    /// Apply the PII policy to `text` as the write path will: what the SDK embeds, so that
+    /// vectors never encode a redacted value.
+    pub fn scrub(&self, text: &str, tier: crate::model::Sensitivity) -> Scrubbed {
+        scrub(text, tier, &self.config.pii)
     }
 
     pub(crate) fn validate_text(&self, text: &str) -> Result<()> {

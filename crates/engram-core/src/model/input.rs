@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hlc::Millis;
 use crate::model::record::{FactKey, Kind, Layer, Sensitivity, Source};
+use crate::pii::PiiKind;
 
 /// A new memory as the caller describes it. Defaults: a user-stated fact with
 /// importance 0.5 and confidence 0.8, personal sensitivity, no TTL.
@@ -97,6 +98,8 @@ pub enum WriteAction {
     Duplicate,
     /// A near-duplicate (cosine ≥ threshold) was reinforced instead of adding a record.
     Reinforced,
+    /// The PII policy of the memory's tier said not to store it; nothing was written.
+    Dropped,
 }
 
 /// The outcome of a write.
@@ -110,4 +113,6 @@ pub struct WriteOutcome {
     pub similarity: Option<f32>,
     /// Records this write closed by supersession (same key, different value).
     pub superseded: Vec<String>,
+    /// Kinds of PII replaced by placeholders (or, when dropped, found).
+    pub redacted: Vec<PiiKind>,
 }
