@@ -203,14 +203,24 @@ export class Engram {
   }
 
   /**
-   * Record a conversation's turns in `session`. (Rule-based and LLM extraction of facts
-   * from them plug in here; until then the turns are stored and recalled as episodes.)
+   * Record a conversation's turns in `session` and remember what is worth remembering
+   * from the user's turns (identity, preferences, decisions, corrections, task progress;
+   * rule-based, English and Chinese) through the normal write path. Returns the turn ids
+   * and the write outcomes of the extracted facts.
    */
-  async observe(turns: ChatTurn[], opts: { session: string }): Promise<string[]> {
+  async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
     if (!Array.isArray(turns)) throw new EngramInputError("INVALID_INPUT", "observe(turns) needs an array of { role, text }");
     const ids: string[] = [];
-    for (const t of turns) ids.push(await this._appendTurn(opts.session, t.role, t.text));
-    return ids;
+    const facts: MemoryInput[] = [];
+    for (const t of turns) {
+      ids.push(await this._appendTurn(opts.session, t.role, t.text));
+      if (t.role === "user") {
+        const found = this.sync(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null })[]);
+        for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
+      }
+    }
+    const remembered = facts.length ? await this.rememberMany(facts) : [];
+    return { turns: ids, remembered };
   }
 
   /** Recall memories relevant to `query`. Small talk returns no hits (route `"small-talk"`). */

@@ -203,3 +203,22 @@ test("PII is redacted before it is embedded or stored", async () => {
   }
   assert.match(stored, /\[EMAIL\]/);
 });
+
+test("observe stores the turns and remembers the facts in the user's words, and a switch supersedes", async () => {
+  const mem = await Engram.open({ user: "zs", embedder: hashEmbedder(16) });
+  const { turns, remembered } = await mem.observe(
+    [
+      { role: "user", text: "我叫张三，在阿里巴巴做算法工程师。" },
+      { role: "assistant", text: "你好张三！" },
+      { role: "user", text: "对了，我偏好Python，不太喜欢Java。" },
+    ],
+    { session: "s1" },
+  );
+  assert.equal(turns.length, 3);
+  const texts = (await mem.list({ kinds: ["fact", "preference"] })).map((m) => m.text);
+  for (const t of ["用户叫张三", "用户偏好Python", "用户不喜欢Java"]) assert.ok(texts.includes(t), `${t} in ${texts}`);
+  assert.ok(remembered.every((o) => o.action === "inserted"));
+  await mem.observe([{ role: "user", text: "我已经从Python改用Go了。" }], { session: "s2" });
+  const now = (await mem.list({ kinds: ["preference"] })).map((m) => m.text);
+  assert.ok(now.includes("用户偏好Go") && !now.includes("用户偏好Python"), String(now));
+});

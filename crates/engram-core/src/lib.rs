@@ -25,6 +25,7 @@ pub mod codec;
 pub mod decay;
 pub mod engine;
 pub mod error;
+pub mod extract;
 pub mod hlc;
 pub mod lexical;
 pub mod model;

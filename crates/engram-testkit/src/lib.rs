@@ -4,6 +4,7 @@
 
 pub mod corpus;
 pub mod embed;
+pub mod extraction_eval;
 pub mod pii_eval;
 pub mod tables;
 

@@ -101,6 +101,12 @@ impl Engine {
         to_plain(&out)
     }
 
+    /// Facts worth remembering in a user's message (rule-based, English and Chinese):
+    /// `[{ kind, text, key, importance, confidence, tags }]`. The SDK remembers them.
+    pub fn extract(&self, text: &str) -> Result<JsValue, JsValue> {
+        to_plain(&engram_core::extract::extract(text))
+    }
+
     /// A turn's text as `appendTurn` will store it (PII redacted).
     #[wasm_bindgen(js_name = scrubTurn)]
     pub fn scrub_turn(&self, text: &str) -> String {

@@ -1,0 +1,25 @@
+//! Categories of things people state preferences about. A preference for a member of a
+//! category gets the key `(user, preferred <category>)`, so "switched to Go" supersedes
+//! "prefers Python"; anything else gets `(user, opinion of <thing>)`.
+
+const CATEGORIES: &[(&str, &[&str])] = &[
+    (
+        "programming language",
+        &[
+            "python", "go", "golang", "rust", "java", "javascript", "typescript", "c", "c++", "c#", "kotlin", "swift", "ruby",
+            "php", "scala", "haskell", "elixir", "clojure", "dart", "lua", "perl", "r", "julia", "zig", "ocaml",
+        ],
+    ),
+    ("editor", &["vim", "neovim", "emacs", "vscode", "vs code", "sublime", "intellij", "pycharm", "cursor", "zed"]),
+    ("database", &["postgresql", "postgres", "mysql", "mongodb", "sqlite", "redis", "oracle", "cassandra", "dynamodb"]),
+    ("operating system", &["linux", "macos", "windows", "ubuntu", "debian", "arch", "fedora"]),
+    ("llm", &["gpt-4", "gpt-4o", "gpt-5", "claude", "gemini", "llama", "qwen", "deepseek", "mistral"]),
+    ("drink", &["coffee", "tea", "green tea", "black tea", "咖啡", "茶", "绿茶", "红茶"]),
+    ("answer style", &["concise answers", "detailed answers", "short answers", "bullet points", "简洁的回答", "详细的回答"]),
+];
+
+/// The category of `thing`, if it is a known member of one.
+pub fn category_of(thing: &str) -> Option<&'static str> {
+    let t = thing.trim().to_lowercase();
+    CATEGORIES.iter().find(|(_, members)| members.contains(&t.as_str())).map(|(c, _)| *c)
+}

@@ -1,0 +1,63 @@
+//! The rule-based extractor on seed 003's conversation and on statement types it must
+//! (and must not) turn into memories.
+
+use engram_core::extract::extract;
+use engram_core::{Config, Engram, Kind, ListFilter, Scope};
+
+const T0: i64 = 1_764_000_000_000;
+
+fn texts(s: &str) -> Vec<String> {
+    extract(s).into_iter().map(|e| e.text).collect()
+}
+
+#[test]
+fn seed_003_zhang_san_yields_his_facts_and_switching_to_go_supersedes_python() {
+    let mut e = Engram::new(Config::default(), 1);
+    let user = Scope::user("demo", "zhang-san");
+    let said = [
+        "我叫张三，在阿里巴巴做算法工程师。",
+        "我最近在用LangChain做Agent开发，遇到了记忆管理的问题。",
+        "谢谢！我用GPT-4做模型，Token限制不是大问题。",
+        "好的我试试。对了，我偏好Python，不太喜欢Java。",
+    ];
+    e.observe(&user, &said, T0).expect("observe");
+    let facts: Vec<String> = e.list(&user, &ListFilter::default(), T0).expect("list").into_iter().map(|r| r.text).collect();
+    for expected in ["用户叫张三", "用户在阿里巴巴工作", "用户的职业是算法工程师", "用户用LangChain做Agent开发", "用户用GPT-4做模型", "用户偏好Python", "用户不喜欢Java", "用户在处理记忆管理"] {
+        assert!(facts.iter().any(|f| f == expected), "missing {expected:?} in {facts:?}");
+    }
+    e.observe(&user, &["更新一下：我已经从Python改用Go了。"], T0 + 1000).expect("switch");
+    let current = e.list(&user, &ListFilter::default(), T0 + 1000).expect("list");
+    let langs: Vec<&str> = current.iter().filter(|r| r.key.as_ref().is_some_and(|k| k.attribute == "preferred_programming_language")).map(|r| r.text.as_str()).collect();
+    assert_eq!(langs, vec!["用户偏好Go"]);
+    let audit = e.list(&user, &ListFilter { include_superseded: true, ..Default::default() }, T0 + 1000).expect("audit");
+    assert!(audit.iter().any(|r| r.text == "用户偏好Python" && r.superseded_by.is_some()));
+}
+
+#[test]
+fn english_identity_preferences_decisions_corrections_and_tasks_are_extracted() {
+    let got = texts("Hi, my name is Maria Lopez. I work as a data scientist at Spotify. I live in Barcelona.");
+    assert!(got.contains(&"User's name is Maria Lopez".to_string()), "{got:?}");
+    assert!(got.contains(&"User works as data scientist".to_string()), "{got:?}");
+    assert!(got.contains(&"User works at Spotify".to_string()) || got.iter().any(|g| g.contains("Spotify")), "{got:?}");
+    assert!(got.contains(&"User lives in Barcelona".to_string()), "{got:?}");
+    assert_eq!(texts("I prefer Rust over Go."), vec!["User prefers Rust", "User dislikes Go"]);
+    assert_eq!(texts("We decided to use PostgreSQL for the project."), vec!["User decided to use PostgreSQL for the project"]);
+    assert_eq!(texts("No, the deadline is Friday, not Thursday"), vec!["Correction from the user: the deadline is Friday, not Thursday"]);
+    assert_eq!(texts("I finished the migration script."), vec!["User finished the migration script"]);
+    let e = &extract("I switched from Python to Go")[0];
+    assert_eq!((e.kind, e.key.as_ref().map(|k| k.attribute.as_str())), (Kind::Preference, Some("preferred_programming_language")));
+}
+
+#[test]
+fn chit_chat_and_questions_produce_nothing() {
+    for s in ["hi!", "thanks a lot", "What's my name?", "我叫什么名字？", "你好", "How are you doing today?", "I'm tired.", "ok cool", "哈哈哈", "Do you like Python?", "密码是多少？"] {
+        assert!(extract(s).is_empty(), "{s:?} gave {:?}", extract(s));
+    }
+}
+
+#[test]
+fn extraction_meets_its_f1_goal_on_the_labelled_corpus() {
+    let r = engram_testkit::extraction_eval::evaluate();
+    assert!(r.cases >= 100, "corpus has {} cases", r.cases);
+    assert!(r.f1() >= 0.85, "F1 {:.3}: {:#?}", r.f1(), r.errors);
+}
