@@ -43,6 +43,7 @@ bash scripts/package-test.sh
 
 step "demo"
 bash scripts/demo.sh > target/demo-output.txt
-grep -q "用户已从Python改用Go" target/demo-output.txt
+grep -q "用户偏好Go" target/demo-output.txt
+grep -q "\[EMAIL\]" target/demo-output.txt
 grep -q "superseded by" target/demo-output.txt
 echo "ok: demo ran ($(wc -l < target/demo-output.txt) lines, see target/demo-output.txt)"

@@ -46,33 +46,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let turn = if *role == "user" { Turn::user(*text) } else { Turn::assistant(*text) };
         mem.append_turn(&s1, turn, T0 + i as i64 * 60_000)?;
     }
-    // End of conversation: the five facts seed 003's extractor produces, each with a key.
+    // End of conversation: the rule-based extractor reads the user's turns; what it finds
+    // goes through the write path (PII redaction, dedup, supersession by key).
     let end1 = T0 + 10 * 60_000;
-    let facts = [
-        ("用户叫张三，在阿里巴巴做算法工程师", "zhang san", "occupation", 0.9),
-        ("用户在用LangChain做Agent开发", "zhang san", "agent framework", 0.7),
-        ("用户使用GPT-4作为模型", "zhang san", "llm model", 0.7),
-        ("用户偏好Python，不太喜欢Java", "zhang san", "preferred language", 0.85),
-        ("用户在探索Agent的记忆管理方案", "zhang san", "current task", 0.6),
-    ];
-    for (text, subject, attr, importance) in facts {
-        let m = MemoryInput::fact(text).with_key(subject, attr).with_importance(importance).with_source(Source::LlmExtracted);
-        mem.remember(&user, m, end1)?;
+    let user_said: Vec<&str> = session1.iter().filter(|(r, _)| *r == "user").map(|(_, t)| *t).collect();
+    println!("\n== extracted from session 1 ==");
+    for out in mem.observe(&user, &user_said, end1)? {
+        let r = mem.get(&user, &out.id)?;
+        let key = r.key.map(|k| format!("{}/{}", k.subject, k.attribute)).unwrap_or_else(|| "-".into());
+        println!("  {:?}: [{}] {}  (key {key}, importance {:.2})", out.action, r.kind.as_str(), r.text, r.importance);
     }
     // Told again in a later session: dedup reinforces instead of storing a copy.
-    let again = mem.remember(&user, MemoryInput::fact("用户使用GPT-4作为模型").with_key("zhang san", "llm model"), end1 + DAY_MS)?;
-    println!("\nremembering a known fact again → {:?} (same id: {})", again.action, again.id);
+    let again = mem.observe(&user, &["我用GPT-4做模型。"], end1 + DAY_MS)?;
+    if let Some(o) = again.first() {
+        println!("\nsaying a known fact again → {:?} (same record {})", o.action, o.id);
+    }
+    // PII never reaches storage.
+    let pii = mem.remember(&user, MemoryInput::fact("张三的邮箱是 zhang.san@example.com，手机 13800138000"), end1 + DAY_MS)?;
+    println!("a memory with PII is stored as {:?} (redacted {:?})", mem.get(&user, &pii.id)?.text, pii.redacted);
 
     // Session 2, three weeks later: a correction that supersedes the old preference.
     let s2 = user.clone().with_session("session-2");
     let t2 = T0 + 21 * DAY_MS;
-    mem.append_turn(&s2, Turn::user("更新一下：我已经从Python改用Go了，新服务都用Go写。"), t2)?;
-    let switch = mem.remember(
-        &user,
-        MemoryInput::fact("用户已从Python改用Go，新服务都用Go写").with_key("zhang san", "preferred language").with_importance(0.9),
-        t2,
-    )?;
-    println!("the switch to Go superseded {:?}", switch.superseded);
+    let switch_text = "更新一下：我已经从Python改用Go了，新服务都用Go写。";
+    mem.append_turn(&s2, Turn::user(switch_text), t2)?;
+    for out in mem.observe(&user, &[switch_text], t2)? {
+        if !out.superseded.is_empty() {
+            println!("\n\"{switch_text}\" superseded {:?}", out.superseded);
+        }
+    }
 
     println!("\n== what engram remembers about zhang-san (current) ==");
     for r in mem.list(&user, &ListFilter { kinds: vec![Kind::Fact, Kind::Preference, Kind::Instruction], ..Default::default() }, t2)? {

@@ -195,6 +195,25 @@ impl Engram {
     }
 }
 
+/// Words that name a key attribute in queries in other words or languages. The Chinese
+/// entries are two-character words, which are exactly BM25's CJK bigram terms.
+fn aliases(attribute_word: &str) -> &'static [&'static str] {
+    match attribute_word {
+        "name" => &["名字", "姓名", "called"],
+        "occupation" => &["职业", "工作", "job", "profession", "work"],
+        "employer" => &["公司", "单位", "company", "work", "employer"],
+        "location" => &["住在", "哪里", "城市", "live", "city", "where"],
+        "language" => &["语言"],
+        "preferred" => &["偏好", "喜欢", "prefer", "like", "favorite", "favourite"],
+        "programming" => &["编程"],
+        "database" => &["数据", "据库"],
+        "editor" => &["编辑", "辑器"],
+        "drink" => &["喝什", "饮料"],
+        "skill" => &["擅长", "技能", "skills"],
+        _ => &[],
+    }
+}
+
 /// Current keyed records whose key the query names: explicit keys first, then keys with
 /// attribute words among the query's terms (more matched words first). "Which language…"
 /// finds the fact keyed `preferred_language` even when its text never says "language".
@@ -205,7 +224,12 @@ fn key_channel(p: &Partition, query: &str, explicit: &[FactKey], n: usize, accep
         let strength = if explicit.contains(key) {
             usize::MAX
         } else {
-            let matched = key.attribute.split('_').flat_map(terms).filter(|w| qt.contains(w)).count();
+            let matched = key
+                .attribute
+                .split('_')
+                .flat_map(terms)
+                .filter(|w| qt.contains(w) || aliases(w).iter().any(|a| qt.contains(*a)))
+                .count();
             if matched == 0 {
                 continue;
             }

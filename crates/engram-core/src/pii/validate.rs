@@ -13,7 +13,7 @@ pub fn luhn(digits: &[u8]) -> bool {
         }
         sum += v;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// Mainland China resident ID (GB 11643-1999): 17 digits + ISO 7064 MOD 11-2 check
