@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::score::Counts;
 use engram_core::extract::{extract, Extracted};
 use engram_core::Kind;
 
@@ -12,28 +13,10 @@ pub const CASES: &str = include_str!("../data/extraction_cases.tsv");
 #[derive(Debug, Default)]
 pub struct ExtractionReport {
     pub cases: usize,
-    pub true_pos: usize,
-    pub false_pos: usize,
-    pub false_neg: usize,
+    pub counts: Counts,
     pub errors: Vec<String>,
 }
 
-impl ExtractionReport {
-    pub fn precision(&self) -> f64 {
-        self.true_pos as f64 / (self.true_pos + self.false_pos).max(1) as f64
-    }
-    pub fn recall(&self) -> f64 {
-        self.true_pos as f64 / (self.true_pos + self.false_neg).max(1) as f64
-    }
-    pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
-    }
-}
 
 /// The label of an extracted fact.
 pub fn label(e: &Extracted) -> &'static str {
@@ -63,12 +46,9 @@ pub fn evaluate() -> ExtractionReport {
         let expected: BTreeSet<&str> = labels.split(';').filter(|l| *l != "none").collect();
         let got_all = extract(text);
         let got: BTreeSet<&str> = got_all.iter().map(label).collect();
-        let tp = expected.intersection(&got).count();
         let fp = got.difference(&expected).count();
         let fneg = expected.difference(&got).count();
-        r.true_pos += tp;
-        r.false_pos += fp;
-        r.false_neg += fneg;
+        r.counts.add(expected.intersection(&got).count(), fp, fneg);
         if fp + fneg > 0 {
             r.errors.push(format!("expected {expected:?}, got {got:?} {:?}: {text}", got_all.iter().map(|e| &e.text).collect::<Vec<_>>()));
         }

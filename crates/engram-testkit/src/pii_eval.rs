@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::score::Counts;
 use engram_core::pii::{detect, scrub, PiiKind, PiiPolicy, Scrubbed};
 use engram_core::Sensitivity;
 
@@ -13,22 +14,12 @@ pub const CASES: &str = include_str!("../data/pii_cases.tsv");
 pub struct PiiReport {
     pub cases: usize,
     pub positives: usize,
-    pub true_pos: usize,
-    pub false_pos: usize,
-    pub false_neg: usize,
+    pub counts: Counts,
     /// Cases whose expected value survived redaction.
     pub leaks: Vec<String>,
     pub errors: Vec<String>,
 }
 
-impl PiiReport {
-    pub fn precision(&self) -> f64 {
-        self.true_pos as f64 / (self.true_pos + self.false_pos).max(1) as f64
-    }
-    pub fn recall(&self) -> f64 {
-        self.true_pos as f64 / (self.true_pos + self.false_neg).max(1) as f64
-    }
-}
 
 fn kind_of(name: &str) -> Option<PiiKind> {
     Some(match name {
@@ -56,11 +47,9 @@ pub fn evaluate() -> PiiReport {
             r.positives += 1;
         }
         let found: BTreeSet<PiiKind> = detect(text).into_iter().map(|m| m.kind).collect();
-        r.true_pos += expected.intersection(&found).count();
         let fp = found.difference(&expected).count();
         let fneg = expected.difference(&found).count();
-        r.false_pos += fp;
-        r.false_neg += fneg;
+        r.counts.add(expected.intersection(&found).count(), fp, fneg);
         if fp + fneg > 0 {
             r.errors.push(format!("expected {expected:?}, found {found:?}: {text}"));
         }

@@ -163,15 +163,7 @@ fn common_tail(s: &str, slash: bool) -> usize {
     let (c, n) = first(s);
     // \p{N}{1,3}
     if is_number(c) {
-        let mut end = 0;
-        for (k, ch) in s.chars().take(3).enumerate() {
-            if !is_number(ch) {
-                break;
-            }
-            end += ch.len_utf8();
-            let _ = k;
-        }
-        return end;
+        return s.chars().take(3).take_while(|ch| is_number(*ch)).map(char::len_utf8).sum();
     }
     // ' '?[^\s\p{L}\p{N}]+[\r\n/]*  (o200k) or [\r\n]* (cl100k)
     let sym_start = if c == ' ' && s[n..].chars().next().is_some_and(is_symbol) { n } else { 0 };

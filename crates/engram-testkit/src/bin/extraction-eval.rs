@@ -6,12 +6,12 @@ fn main() {
     println!(
         "extraction corpus: {} cases: precision {:.3}, recall {:.3}, F1 {:.3} (TP {}, FP {}, FN {})",
         r.cases,
-        r.precision(),
-        r.recall(),
-        r.f1(),
-        r.true_pos,
-        r.false_pos,
-        r.false_neg
+        r.counts.precision(),
+        r.counts.recall(),
+        r.counts.f1(),
+        r.counts.true_pos,
+        r.counts.false_pos,
+        r.counts.false_neg
     );
     for e in &r.errors {
         println!("  {e}");

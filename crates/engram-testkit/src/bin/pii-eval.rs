@@ -7,11 +7,11 @@ fn main() {
         "PII corpus: {} cases ({} with PII): precision {:.3}, recall {:.3} (TP {}, FP {}, FN {}), {} leaked values",
         r.cases,
         r.positives,
-        r.precision(),
-        r.recall(),
-        r.true_pos,
-        r.false_pos,
-        r.false_neg,
+        r.counts.precision(),
+        r.counts.recall(),
+        r.counts.true_pos,
+        r.counts.false_pos,
+        r.counts.false_neg,
         r.leaks.len()
     );
     for e in r.errors.iter().chain(&r.leaks) {
