@@ -26,6 +26,7 @@ pub mod decay;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod graph;
 pub mod hlc;
 pub mod lexical;
 pub mod model;

@@ -12,6 +12,7 @@ use crate::engine::partition::{Partition, Session};
 use crate::engine::sync::Op;
 use crate::engine::{EmbedderInfo, Engram};
 use crate::error::{Error, Result};
+use crate::graph::Graph;
 use crate::hlc::{Hlc, Stamp};
 use crate::model::{Record, UserKey};
 use crate::tokens::Tokenizer;
@@ -25,6 +26,7 @@ struct PartitionImage {
     records: Vec<Record>,
     sessions: Vec<(String, Session)>,
     tombstones: Vec<(String, Stamp)>,
+    graph: Graph,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -51,6 +53,7 @@ impl Engram {
                     records: p.iter().filter_map(|(s, _)| p.full_record(s)).collect(),
                     sessions: p.sessions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                     tombstones,
+                    graph: p.graph.clone(),
                 }
             })
             .collect();
@@ -85,6 +88,7 @@ impl Engram {
             }
             p.sessions = pi.sessions.into_iter().collect();
             p.tombstones = pi.tombstones.into_iter().collect();
+            p.graph = pi.graph;
             partitions.insert(pi.user, p);
         }
         Ok(Engram {

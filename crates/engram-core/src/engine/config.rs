@@ -9,17 +9,20 @@ use crate::vector::{AnnParams, Precision};
 
 /// How much each recall channel counts in reciprocal-rank fusion.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChannelWeights {
     pub vector: f32,
     pub lexical: f32,
     pub key: f32,
+    /// Records linked (as edge provenance) to entities the query mentions.
+    pub graph: f32,
 }
 
 impl Default for ChannelWeights {
     fn default() -> Self {
         // BM25 was the stronger channel on conversational data (PLATFORM.md); the key
         // channel is precise when it fires.
-        ChannelWeights { vector: 1.0, lexical: 1.2, key: 1.5 }
+        ChannelWeights { vector: 1.0, lexical: 1.2, key: 1.5, graph: 1.0 }
     }
 }
 

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::config::Config;
+use crate::graph::Graph;
 use crate::hlc::{Millis, Stamp};
 use crate::lexical::Bm25;
 use crate::model::{FactKey, Kind, Layer, Record, UserKey};
@@ -70,6 +71,7 @@ pub struct Partition {
     pub vectors: Option<VectorIndex>,
     pub sessions: BTreeMap<String, Session>,
     pub tombstones: FxHashMap<String, Stamp>,
+    pub graph: Graph,
 }
 
 impl Partition {
@@ -86,6 +88,7 @@ impl Partition {
             vectors: None,
             sessions: BTreeMap::new(),
             tombstones: FxHashMap::default(),
+            graph: Graph::default(),
         }
     }
 

@@ -79,6 +79,8 @@ pub struct ScoreParts {
     pub lexical: Option<(u32, f32)>,
     /// 1-based rank in the exact-key channel.
     pub key: Option<u32>,
+    /// 1-based rank in the graph channel.
+    pub graph: Option<u32>,
     /// Reciprocal-rank fusion of the channels.
     pub fused: f32,
     /// The time factor of decay, in [0, 1].
@@ -157,6 +159,9 @@ impl Engram {
         for (rank, slot) in key_channel(p, &q.text, &q.keys, n, accept).into_iter().enumerate() {
             parts.entry(slot).or_default().key = Some(rank as u32 + 1);
         }
+        for (rank, slot) in graph_channel(p, &q.text, n, accept).into_iter().enumerate() {
+            parts.entry(slot).or_default().graph = Some(rank as u32 + 1);
+        }
 
         let w = self.config.weights;
         let k = self.config.rrf_k;
@@ -166,7 +171,8 @@ impl Engram {
             let rr = |rank: u32| 1.0 / (k + rank as f32);
             sp.fused = sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r))
                 + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r))
-                + sp.key.map_or(0.0, |r| w.key * rr(r));
+                + sp.key.map_or(0.0, |r| w.key * rr(r))
+                + sp.graph.map_or(0.0, |r| w.graph * rr(r));
             sp.decay = self.config.decay.factor(now - rec.freshness());
             sp.importance = rec.importance;
             sp.weight = self.config.decay.weight(rec.importance, now - rec.freshness());
@@ -193,6 +199,39 @@ impl Engram {
         }
         Ok(Recall { route: route_name, hits })
     }
+}
+
+/// Records cited by edges touching entities the query names (by their name, case-folded),
+/// nearest first: edges of a mentioned entity, then edges one hop further.
+fn graph_channel(p: &Partition, query: &str, n: usize, accept: impl Fn(u32) -> bool) -> Vec<u32> {
+    if p.graph.entities.is_empty() {
+        return Vec::new();
+    }
+    let q = query.to_lowercase();
+    let mentioned: Vec<&str> =
+        p.graph.entities.values().filter(|e| e.name.chars().count() >= 2 && q.contains(&e.name.to_lowercase())).map(|e| e.id.as_str()).collect();
+    let mut out: Vec<u32> = Vec::new();
+    let push = |record: &Option<String>, out: &mut Vec<u32>| {
+        if let Some(slot) = record.as_deref().and_then(|r| p.slot_of(r)) {
+            if accept(slot) && !out.contains(&slot) {
+                out.push(slot);
+            }
+        }
+    };
+    for id in &mentioned {
+        for (_, e) in p.graph.out(id, None).chain(p.graph.incoming(id, None)) {
+            push(&e.record, &mut out);
+        }
+    }
+    for id in &mentioned {
+        for nb in p.graph.neighbours(id) {
+            for (_, e) in p.graph.out(&nb, None).chain(p.graph.incoming(&nb, None)) {
+                push(&e.record, &mut out);
+            }
+        }
+    }
+    out.truncate(n);
+    out
 }
 
 /// Words that name a key attribute in queries in other words or languages. The Chinese

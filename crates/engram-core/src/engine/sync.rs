@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::partition::Partition;
+use crate::graph::{norm, EdgeKey, EntityRef};
 use crate::engine::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::{Millis, Stamp};
@@ -24,6 +25,10 @@ pub enum OpBody {
     SessionSet { session: String, key: String, value: String },
     /// Replace a session's rolling summary (last writer wins).
     SessionSummary { session: String, text: String },
+    /// Add or remove a graph relation (last writer wins per edge).
+    GraphEdge { from: EntityRef, rel: String, to: EntityRef, present: bool, record: Option<String> },
+    /// Set an entity attribute (last writer wins per attribute).
+    GraphAttr { entity: EntityRef, attr: String, value: String },
 }
 
 /// One change, stamped by the replica that made it.
@@ -101,7 +106,16 @@ impl Engram {
                 }
                 p.sessions.clear();
                 p.tombstones.retain(|_, s| *s > op.stamp);
-                if p.is_empty() {
+                p.graph.edges.retain(|_, e| e.stamp > op.stamp);
+                p.graph.attr_stamps.retain(|_, s| *s > op.stamp);
+                let keep: std::collections::BTreeSet<String> =
+                    p.graph.edges.keys().flat_map(|k| [k.from.clone(), k.to.clone()]).chain(p.graph.attr_stamps.keys().map(|k| k.0.clone())).collect();
+                p.graph.entities.retain(|id, _| keep.contains(id));
+                for e in p.graph.entities.values_mut() {
+                    let id = e.id.clone();
+                    e.attributes.retain(|a, _| p.graph.attr_stamps.contains_key(&(id.clone(), a.clone())));
+                }
+                if p.is_empty() && p.graph.entities.is_empty() {
                     self.partitions.remove(&op.user);
                 }
                 Ok(Applied::Changed)
@@ -127,6 +141,18 @@ impl Engram {
                 sess.summary = Some(text);
                 sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
                 Ok(Applied::Changed)
+            }
+            OpBody::GraphEdge { from, rel, to, present, record } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let f = p.graph.ensure(&from.name, &from.kind);
+                let t = p.graph.ensure(&to.name, &to.kind);
+                let key = EdgeKey { from: f, rel: norm(&rel), to: t };
+                Ok(if p.graph.put_edge(key, present, op.stamp, record) { Applied::Changed } else { Applied::Ignored })
+            }
+            OpBody::GraphAttr { entity, attr, value } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let id = p.graph.ensure(&entity.name, &entity.kind);
+                Ok(if p.graph.put_attr(&id, &attr, &value, op.stamp) { Applied::Changed } else { Applied::Ignored })
             }
             OpBody::Delete { id } => {
                 let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));

@@ -1,0 +1,111 @@
+//! The knowledge graph (seed 001, layer 3): entities and typed relations, written as ops
+//! (so they sync and are forgotten with the user) and read only through the templates of
+//! [`GraphQuery`]. Edges remember the record they came from, which is how graph facts join
+//! recall: records linked to entities the query mentions.
+
+mod query;
+mod store;
+
+pub use query::{GraphAnswer, GraphQuery, MAX_DEPTH};
+pub use store::{norm, EdgeKey, EdgeState, Entity, Graph};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::sync::{Op, OpBody};
+use crate::engine::Engram;
+use crate::error::{Error, Result};
+use crate::hlc::Millis;
+use crate::model::Scope;
+
+/// One end of a relation: a name and a kind (`person`, `task`, `project`, `initiative`, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityRef {
+    pub name: String,
+    pub kind: String,
+}
+
+impl EntityRef {
+    /// An entity of `kind` named `name`.
+    pub fn new(name: &str, kind: &str) -> Self {
+        EntityRef { name: name.to_owned(), kind: kind.to_owned() }
+    }
+}
+
+/// A relation `from —rel→ to` to add (or remove), optionally citing the record it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relation {
+    pub from: EntityRef,
+    pub rel: String,
+    pub to: EntityRef,
+    /// False to remove the relation.
+    pub present: bool,
+    /// The record this relation was learned from (joins recall through the graph channel).
+    pub record: Option<String>,
+}
+
+impl Relation {
+    /// The relation `from —rel→ to`, present, citing nothing.
+    pub fn new(from: EntityRef, rel: &str, to: EntityRef) -> Self {
+        Relation { from, rel: rel.to_owned(), to, present: true, record: None }
+    }
+    /// The same relation, to be removed.
+    pub fn removed(mut self) -> Self {
+        self.present = false;
+        self
+    }
+    /// The same relation, citing `record`.
+    pub fn citing(mut self, record: &str) -> Self {
+        self.record = Some(record.to_owned());
+        self
+    }
+}
+
+fn check(field: &'static str, s: &str) -> Result<()> {
+    if s.trim().is_empty() || s.len() > 200 {
+        return Err(Error::invalid(field, "must be 1..=200 bytes"));
+    }
+    Ok(())
+}
+
+impl Engram {
+    /// Add (or remove) a relation for the scope's user.
+    pub fn relate(&mut self, scope: &Scope, r: Relation, now: Millis) -> Result<()> {
+        scope.validate()?;
+        for (f, v) in [("from", &r.from.name), ("to", &r.to.name), ("rel", &r.rel), ("from.kind", &r.from.kind), ("to.kind", &r.to.kind)] {
+            check(f, v)?;
+        }
+        let stamp = self.next_stamp(now);
+        let op = Op {
+            user: scope.user_key(),
+            stamp,
+            body: OpBody::GraphEdge { from: r.from, rel: r.rel, to: r.to, present: r.present, record: r.record },
+        };
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(())
+    }
+
+    /// Set an attribute of an entity (e.g. a task's `status`).
+    pub fn set_entity_attribute(&mut self, scope: &Scope, entity: &EntityRef, attr: &str, value: &str, now: Millis) -> Result<()> {
+        scope.validate()?;
+        check("entity", &entity.name)?;
+        check("attribute", attr)?;
+        if value.len() > 1000 {
+            return Err(Error::invalid("value", "at most 1000 bytes"));
+        }
+        let stamp = self.next_stamp(now);
+        let op = Op {
+            user: scope.user_key(),
+            stamp,
+            body: OpBody::GraphAttr { entity: entity.clone(), attr: attr.to_owned(), value: value.to_owned() },
+        };
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(())
+    }
+
+    /// Answer a graph template for the scope's user.
+    pub fn graph_query(&self, scope: &Scope, q: &GraphQuery) -> Result<GraphAnswer> {
+        Ok(self.partition(scope)?.map(|p| p.graph.query(q)).unwrap_or_default())
+    }
+}

@@ -1,0 +1,109 @@
+//! One user's graph: entities (by normalized name), typed directed edges, and entity
+//! attributes (e.g. a task's `status`, a project's `deadline`). Every edge and attribute
+//! carries the stamp of its last write (last writer wins across replicas) and the record
+//! it came from, if any.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::hlc::Stamp;
+
+/// Normalize an entity name or relation type: trimmed, lowercase, inner whitespace as `_`.
+pub fn norm(s: &str) -> String {
+    s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join("_")
+}
+
+/// An entity: its display name and kind (person, task, project, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entity {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub attributes: BTreeMap<String, String>,
+}
+
+/// A typed edge `from —type→ to`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EdgeKey {
+    pub from: String,
+    pub rel: String,
+    pub to: String,
+}
+
+/// Edge state: present or removed, with provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeState {
+    pub present: bool,
+    pub stamp: Stamp,
+    pub record: Option<String>,
+}
+
+/// The graph of one partition.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Graph {
+    pub entities: BTreeMap<String, Entity>,
+    pub edges: BTreeMap<EdgeKey, EdgeState>,
+    /// Stamp of the last write of each `(entity, attribute)`.
+    pub attr_stamps: BTreeMap<(String, String), Stamp>,
+}
+
+impl Graph {
+    /// Make sure an entity exists; a later, more specific kind replaces `"thing"`.
+    pub fn ensure(&mut self, name: &str, kind: &str) -> String {
+        let id = norm(name);
+        let e = self.entities.entry(id.clone()).or_insert_with(|| Entity {
+            id: id.clone(),
+            name: name.trim().to_owned(),
+            kind: norm(kind),
+            attributes: BTreeMap::new(),
+        });
+        if e.kind == "thing" && kind != "thing" {
+            e.kind = norm(kind);
+        }
+        id
+    }
+
+    /// Apply an edge write if it is newer than what is stored. Returns whether it changed.
+    pub fn put_edge(&mut self, key: EdgeKey, present: bool, stamp: Stamp, record: Option<String>) -> bool {
+        if self.edges.get(&key).is_some_and(|s| s.stamp >= stamp) {
+            return false;
+        }
+        self.edges.insert(key, EdgeState { present, stamp, record });
+        true
+    }
+
+    /// Apply an attribute write if newer. Returns whether it changed.
+    pub fn put_attr(&mut self, entity: &str, attr: &str, value: &str, stamp: Stamp) -> bool {
+        let k = (entity.to_owned(), norm(attr));
+        if self.attr_stamps.get(&k).is_some_and(|s| *s >= stamp) {
+            return false;
+        }
+        if let Some(e) = self.entities.get_mut(entity) {
+            e.attributes.insert(k.1.clone(), value.to_owned());
+        }
+        self.attr_stamps.insert(k, stamp);
+        true
+    }
+
+    /// Present edges leaving `id` (optionally of one type).
+    pub fn out<'a>(&'a self, id: &'a str, rel: Option<&'a str>) -> impl Iterator<Item = (&'a EdgeKey, &'a EdgeState)> + 'a {
+        let lo = EdgeKey { from: id.to_owned(), rel: String::new(), to: String::new() };
+        self.edges
+            .range(lo..)
+            .take_while(move |(k, _)| k.from == id)
+            .filter(move |(k, s)| s.present && rel.is_none_or(|r| k.rel == r))
+    }
+
+    /// Present edges arriving at `id` (optionally of one type). A scan: graphs per user are small.
+    pub fn incoming<'a>(&'a self, id: &'a str, rel: Option<&'a str>) -> impl Iterator<Item = (&'a EdgeKey, &'a EdgeState)> {
+        self.edges.iter().filter(move |(k, s)| s.present && k.to == id && rel.is_none_or(|r| k.rel == r))
+    }
+
+    /// Undirected neighbours of `id` over present edges.
+    pub fn neighbours(&self, id: &str) -> BTreeSet<String> {
+        self.out(id, None).map(|(k, _)| k.to.clone()).chain(self.incoming(id, None).map(|(k, _)| k.from.clone())).collect()
+    }
+}
