@@ -18,8 +18,33 @@ pub struct PiiMatch {
 
 type Check = fn(&str, usize, usize) -> bool;
 
+/// Cheap facts about a text that decide which detectors can possibly match, so most
+/// texts (no digits, no `@`, no keyword) skip most patterns.
+struct Gate {
+    digits: usize,
+    at: bool,
+    colons: usize,
+    lower: String,
+}
+
+impl Gate {
+    fn of(text: &str) -> Self {
+        Gate {
+            digits: text.bytes().filter(u8::is_ascii_digit).count(),
+            at: text.contains('@'),
+            colons: text.bytes().filter(|b| *b == b':').count(),
+            lower: text.to_lowercase(),
+        }
+    }
+    fn any(&self, words: &[&str]) -> bool {
+        words.iter().any(|w| self.lower.contains(w))
+    }
+}
+
 struct Detector {
     kind: PiiKind,
+    /// False when the pattern cannot match this text.
+    gate: fn(&Gate) -> bool,
     re: Regex,
     /// Capture group holding the value (0 = the whole match).
     group: usize,
@@ -29,8 +54,9 @@ struct Detector {
 fn detectors() -> &'static [Detector] {
     static D: OnceLock<Vec<Detector>> = OnceLock::new();
     D.get_or_init(|| {
-        let mk = |kind, pattern: &str, group, check: Check| Detector {
+        let mk = |kind, gate: fn(&Gate) -> bool, pattern: &str, group, check: Check| Detector {
             kind,
+            gate,
             // The patterns are constants of this file; a bad one is a bug caught by the tests.
             re: Regex::new(pattern).unwrap_or_else(|e| unreachable!("PII pattern {pattern}: {e}")),
             group,
@@ -38,39 +64,39 @@ fn detectors() -> &'static [Detector] {
         };
         vec![
             mk(
-                PiiKind::Secret,
+                PiiKind::Secret, |g| g.any(&["pass", "pwd", "pin", "secret", "key", "token"]),
                 r#"(?i)\b(?:password|passwd|pwd|passcode|pin(?: ?code)?|secret|api[ _-]?key|access[ _-]?token|token)(?:\s+for(?:\s+[^\s:=]{1,30}){1,4})?\s*(?:is|was|:|=|：)\s*["'“]?([^\s"'”,;，。；]{3,})"#,
                 1,
                 stated_secret,
             ),
             mk(
-                PiiKind::Secret,
+                PiiKind::Secret, |g| g.any(&["密码", "口令", "密钥", "验证码", "pin码"]),
                 r#"(?:密码|口令|密钥|支付密码|验证码|PIN码)\s*(?:是|为|:|：|=)?\s*["'“]?([^\s"'”，。,;；]{3,})"#,
                 1,
                 stated_secret_zh,
             ),
             mk(
-                PiiKind::ApiKey,
+                PiiKind::ApiKey, |g| g.any(&["sk-", "akia", "asia", "gh", "github_pat_", "xox", "aiza", "_live_", "_test_", "glpat-", "hf_", "npm_", "eyj"]),
                 r"(?:sk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z]{30,}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
                 0,
                 not_inside_word,
             ),
-            mk(PiiKind::ApiKey, r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1, always),
+            mk(PiiKind::ApiKey, |g| g.lower.contains("bearer"), r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1, always),
             mk(
-                PiiKind::Email,
+                PiiKind::Email, |g| g.at,
                 r"(?i)[a-z0-9][a-z0-9._%+-]{0,63}@[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*\.[a-z]{2,24}",
                 0,
                 always,
             ),
-            mk(PiiKind::ChinaId, r"\d{17}[\dXx]", 0, |t, s, e| digit_bounded(t, s, e) && china_id(&t.as_bytes()[s..e])),
-            mk(PiiKind::Card, r"\d(?:[ -]?\d){12,18}", 0, card),
-            mk(PiiKind::Iban, r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?", 0, iban_check),
-            mk(PiiKind::Ip, r"\d{1,3}(?:\.\d{1,3}){3}", 0, ipv4),
-            mk(PiiKind::Ip, r"[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}", 0, ipv6),
-            mk(PiiKind::Phone, r"(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}", 0, digit_bounded),
-            mk(PiiKind::Phone, r"0\d{2,3}-\d{7,8}", 0, digit_bounded),
-            mk(PiiKind::Phone, r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}", 0, intl_phone),
-            mk(PiiKind::Phone, r"(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}", 0, digit_bounded),
+            mk(PiiKind::ChinaId, |g| g.digits >= 17, r"\d{17}[\dXx]", 0, |t, s, e| digit_bounded(t, s, e) && china_id(&t.as_bytes()[s..e])),
+            mk(PiiKind::Card, |g| g.digits >= 13, r"\d(?:[ -]?\d){12,18}", 0, card),
+            mk(PiiKind::Iban, |g| g.digits >= 6, r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?", 0, iban_check),
+            mk(PiiKind::Ip, |g| g.digits >= 4, r"\d{1,3}(?:\.\d{1,3}){3}", 0, ipv4),
+            mk(PiiKind::Ip, |g| g.colons >= 2, r"[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}", 0, ipv6),
+            mk(PiiKind::Phone, |g| g.digits >= 11, r"(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}", 0, digit_bounded),
+            mk(PiiKind::Phone, |g| g.digits >= 10, r"0\d{2,3}-\d{7,8}", 0, digit_bounded),
+            mk(PiiKind::Phone, |g| g.digits >= 8, r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}", 0, intl_phone),
+            mk(PiiKind::Phone, |g| g.digits >= 10, r"(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}", 0, digit_bounded),
         ]
     })
 }
@@ -78,7 +104,8 @@ fn detectors() -> &'static [Detector] {
 /// Find PII in `text`: non-overlapping, in text order. Earlier detectors win overlaps.
 pub fn detect(text: &str) -> Vec<PiiMatch> {
     let mut kept: Vec<PiiMatch> = Vec::new();
-    for d in detectors() {
+    let gate = Gate::of(text);
+    for d in detectors().iter().filter(|d| (d.gate)(&gate)) {
         for caps in d.re.captures_iter(text) {
             let Some(m) = caps.get(d.group) else { continue };
             let (s, e) = (m.start(), m.end());
