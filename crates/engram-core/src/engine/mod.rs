@@ -10,6 +10,7 @@
 //! assert_eq!(hits.hits[0].record.text, "Alice is allergic to peanuts");
 //! ```
 
+pub mod channels;
 pub mod config;
 pub mod context;
 pub mod partition;
