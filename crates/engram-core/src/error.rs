@@ -31,8 +31,8 @@ pub enum Error {
     #[error("not an engram {what}: bad magic bytes")]
     BadMagic { what: &'static str },
 
-    /// A binary input was written by a newer format than this build reads.
-    #[error("{what} format version {found} is newer than this build supports ({supported}); upgrade engram")]
+    /// A binary input was written by a format version this build does not read.
+    #[error("{what} format version {found} is not the one this build reads ({supported})")]
     UnsupportedVersion { what: &'static str, found: u16, supported: u16 },
 
     /// A binary input is shorter than its header says.
@@ -54,6 +54,10 @@ pub enum Error {
     /// The pre-tokenizer gave up on pathological input.
     #[error("tokenizer could not split the text: {0}")]
     Tokenize(String),
+
+    /// A sealed PII value could not be opened: wrong redaction key or altered data.
+    #[error("cannot reveal redacted values: {0}")]
+    RedactionKey(&'static str),
 }
 
 impl Error {
@@ -72,6 +76,7 @@ impl Error {
             Error::Decode { .. } => "DECODE",
             Error::TokenTable(_) => "TOKEN_TABLE",
             Error::Tokenize(_) => "TOKENIZE",
+            Error::RedactionKey(_) => "REDACTION_KEY",
         }
     }
 

@@ -41,6 +41,7 @@ mod no_os_random;
 
 pub use codec::{decode_ops, encode_ops};
 pub use decay::Decay;
+pub use engine::conflict::{reliability, ConflictPolicy, Resolution};
 pub use engine::context::{Context, ContextRequest};
 pub use engine::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
 pub use engine::sync::{Applied, Op, OpBody};

@@ -53,7 +53,7 @@ pub fn evaluate() -> PiiReport {
         if fp + fneg > 0 {
             r.errors.push(format!("expected {expected:?}, found {found:?}: {text}"));
         }
-        if let Scrubbed::Store { text: stored, .. } = scrub(text, Sensitivity::Personal, &PiiPolicy::default()) {
+        if let Scrubbed::Store { text: stored, .. } = scrub(text, Sensitivity::Personal, &PiiPolicy::default(), None) {
             for v in values.split('|').filter(|v| !v.is_empty() && *v != "-") {
                 if stored.contains(v) {
                     r.leaks.push(format!("{v:?} survived in {stored:?}"));

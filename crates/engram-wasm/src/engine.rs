@@ -95,7 +95,7 @@ impl Engine {
             dropped: bool,
         }
         let out = match self.inner.scrub(text, tier) {
-            Scrubbed::Store { text, redacted } => Out { text: Some(text), redacted, dropped: false },
+            Scrubbed::Store { text, redacted, .. } => Out { text: Some(text), redacted, dropped: false },
             Scrubbed::Drop { found } => Out { text: None, redacted: found, dropped: true },
         };
         to_plain(&out)

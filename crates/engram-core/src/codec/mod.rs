@@ -1,6 +1,6 @@
 //! Binary formats: a snapshot of the whole engine and batches of ops. Both are a small
 //! envelope — magic, format version, payload length, CRC-32 — around a postcard payload.
-//! A wrong magic, a newer version, a short or corrupt input is a typed error, never a panic.
+//! A wrong magic, another version, a short or corrupt input is a typed error, never a panic.
 
 pub mod snapshot;
 
@@ -11,7 +11,9 @@ use crate::engine::sync::Op;
 use crate::error::{Error, Result};
 
 /// Current format version of snapshots and op batches.
-pub const FORMAT_VERSION: u16 = 1;
+/// Version 2 added `pending_review` and `sealed` to records; earlier versions are refused
+/// with `UNSUPPORTED_VERSION` (nothing was released in version 1).
+pub const FORMAT_VERSION: u16 = 2;
 const HEADER: usize = 4 + 2 + 4 + 4;
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 4] = b"ENGS";
 const OPS_MAGIC: &[u8; 4] = b"ENGO";
@@ -36,7 +38,7 @@ pub(crate) fn open<T: DeserializeOwned>(magic: &[u8; 4], what: &'static str, byt
         return Err(Error::Truncated { what });
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version > FORMAT_VERSION || version == 0 {
+    if version != FORMAT_VERSION {
         return Err(Error::UnsupportedVersion { what, found: version, supported: FORMAT_VERSION });
     }
     let len = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]) as usize;

@@ -99,6 +99,7 @@ impl Engram {
             forgotten: image.forgotten.into_iter().collect(),
             pending: image.pending,
             tokenizer: Tokenizer::Heuristic,
+            redaction_key: None,
         })
     }
 }

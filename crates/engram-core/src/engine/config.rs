@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::Decay;
+use crate::engine::conflict::ConflictPolicy;
 use crate::hlc::Millis;
 use crate::pii::PiiPolicy;
 use crate::vector::{AnnParams, Precision};
@@ -64,6 +65,8 @@ pub struct Config {
     pub candidates_per_channel: usize,
     /// What happens to PII, per sensitivity tier, before anything is stored.
     pub pii: PiiPolicy,
+    /// How a new value settles against the current value of its key.
+    pub conflicts: ConflictPolicy,
 }
 
 impl Default for Config {
@@ -83,6 +86,7 @@ impl Default for Config {
             min_similarity: 0.2,
             candidates_per_channel: 50,
             pii: PiiPolicy::default(),
+            conflicts: ConflictPolicy::default(),
         }
     }
 }

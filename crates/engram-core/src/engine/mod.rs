@@ -12,6 +12,7 @@
 
 pub mod channels;
 pub mod config;
+pub mod conflict;
 pub mod context;
 pub mod partition;
 pub mod recall;
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::hlc::{Hlc, Millis, Stamp};
 use crate::model::{Kind, Record, Scope, UserKey};
+use crate::pii::RedactionKey;
 use crate::tokens::{TokenCount, Tokenizer};
 pub use config::{ChannelWeights, Config};
 use partition::Partition;
@@ -51,6 +53,9 @@ pub struct Engram {
     /// Ops made locally and not yet taken by the SDK.
     pub(crate) pending: Vec<Op>,
     pub(crate) tokenizer: Tokenizer,
+    /// The user's key for reversible redaction. Held in memory only: never in the config,
+    /// snapshots or ops.
+    pub(crate) redaction_key: Option<RedactionKey>,
 }
 
 /// Which records `list` returns.
@@ -59,10 +64,13 @@ pub struct Engram {
 pub struct ListFilter {
     /// Only these kinds (all when empty).
     pub kinds: Vec<Kind>,
-    /// Include versions replaced by newer facts (the audit trail).
+    /// Include every version: those replaced by newer facts, rejected and under review
+    /// (the audit trail).
     pub include_superseded: bool,
     /// Include memories whose TTL has passed.
     pub include_expired: bool,
+    /// Only the values waiting for review (conflicts flagged by the policy).
+    pub pending_review: bool,
 }
 
 impl Engram {
@@ -76,6 +84,7 @@ impl Engram {
             forgotten: BTreeMap::new(),
             pending: Vec::new(),
             tokenizer: Tokenizer::Heuristic,
+            redaction_key: None,
         }
     }
 
@@ -121,6 +130,19 @@ impl Engram {
         }
     }
 
+    /// Make redaction reversible with the user's key from now on (`None`: irreversible).
+    /// The key stays in memory; reveal with [`RedactionKey::reveal`] or [`Engram::reveal`].
+    pub fn set_redaction_key(&mut self, key: Option<RedactionKey>) {
+        self.redaction_key = key;
+    }
+
+    /// A record's text with its sealed PII values opened by `key`.
+    pub fn reveal(&self, scope: &Scope, id: &str, key: &RedactionKey) -> Result<String> {
+        let p = self.partition(scope)?.ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        let r = p.slot_of(id).and_then(|s| p.at(s)).ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        key.reveal(&r.text, &r.sealed)
+    }
+
     /// The declared embedder.
     pub fn embedder(&self) -> Option<&EmbedderInfo> {
         self.embedder.as_ref()
@@ -148,7 +170,7 @@ impl Engram {
             .iter()
             .map(|(_, r)| r)
             .filter(|r| filter.kinds.is_empty() || filter.kinds.contains(&r.kind))
-            .filter(|r| filter.include_superseded || !r.is_superseded())
+            .filter(|r| if filter.pending_review { r.pending_review } else { filter.include_superseded || r.is_current() })
             .filter(|r| filter.include_expired || !r.is_expired(now))
             .cloned()
             .collect();

@@ -48,7 +48,7 @@ impl SlotMeta {
     const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN };
 
     fn of(r: &Record) -> Self {
-        SlotMeta { kind: r.kind, layer: r.layer, current: !r.is_superseded(), expires_at: r.expires_at.unwrap_or(Millis::MAX) }
+        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX) }
     }
 
     /// Current and not expired at `now`.

@@ -48,7 +48,7 @@ impl Engram {
             Some(v) => Some(self.check_embedding(v)?),
             None => None,
         };
-        let text = self.scrub_turn(turn.text.trim());
+        let (text, sealed) = self.scrub_turn_sealed(turn.text.trim());
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
         let record = Record {
@@ -73,6 +73,8 @@ impl Engram {
             superseded_by: None,
             expires_at: None,
             sensitivity: Sensitivity::Personal,
+            pending_review: false,
+            sealed,
             stamp,
         };
         let user = scope.user_key();
@@ -90,15 +92,19 @@ impl Engram {
     /// A turn's text as it will be stored: PII redacted by the policy of the personal tier,
     /// where "drop" means redact (a turn is the conversation; it is kept, scrubbed).
     pub fn scrub_turn(&self, text: &str) -> String {
+        self.scrub_turn_sealed(text).0
+    }
+
+    fn scrub_turn_sealed(&self, text: &str) -> (String, Vec<crate::pii::Sealed>) {
         let mut policy = self.config.pii.clone();
         for a in [&mut policy.public, &mut policy.session, &mut policy.personal] {
             if *a == PiiAction::Drop {
                 *a = PiiAction::Redact;
             }
         }
-        match scrub(text, Sensitivity::Personal, &policy) {
-            Scrubbed::Store { text, .. } => text,
-            Scrubbed::Drop { .. } => String::new(),
+        match scrub(text, Sensitivity::Personal, &policy, self.redaction_key.as_ref()) {
+            Scrubbed::Store { text, sealed, .. } => (text, sealed),
+            Scrubbed::Drop { .. } => (String::new(), Vec::new()),
         }
     }
 

@@ -1,6 +1,7 @@
-//! The write path: validate → normalize → exact dedup → near-duplicate → supersession →
-//! insert → op. Chat turns (see `working`) use the insert step only.
+//! The write path: validate → PII → normalize → exact dedup → near-duplicate → conflict
+//! policy (supersession) → insert → op. Chat turns (see `working`) use the insert step only.
 
+use crate::engine::conflict::{Incoming, Resolution};
 use crate::engine::partition::Partition;
 use crate::engine::sync::{Op, OpBody};
 use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
@@ -20,11 +21,13 @@ impl Engram {
     ///
     /// Same normalized text as a current memory → that memory is reinforced
     /// (`Duplicate`). A vector within `dedup_threshold` of a current memory without a key →
-    /// reinforced (`Reinforced`). Same key as current memories with other text → they are
-    /// closed (`valid_to`, `superseded_by`) and the new one is inserted.
+    /// reinforced (`Reinforced`). Same key as current memories with other text → a conflict,
+    /// settled by [`crate::ConflictPolicy`]: by default the newer value closes the old ones
+    /// (`valid_to`, `superseded_by`); a much less trusted one is flagged for review
+    /// (`Flagged`) or kept only for audit (`Rejected`); many-valued attributes merge.
     pub fn remember(&mut self, scope: &Scope, input: MemoryInput, now: Millis) -> Result<WriteOutcome> {
         scope.validate()?;
-        self.validate_input(&input)?;
+        self.validate_input(&input, now)?;
         let embedding = match &input.embedding {
             Some(v) => Some(self.check_embedding(v)?),
             None => None,
@@ -35,31 +38,33 @@ impl Engram {
             }
         }
         // PII first: nothing below ever sees the raw value.
-        let (text, redacted) = match scrub(input.text.trim(), input.sensitivity, &self.config.pii) {
-            Scrubbed::Store { text, redacted } => (text, redacted),
-            Scrubbed::Drop { found } => {
-                return Ok(WriteOutcome { id: String::new(), action: WriteAction::Dropped, similarity: None, superseded: Vec::new(), redacted: found })
-            }
+        let (text, redacted, sealed) = match scrub(input.text.trim(), input.sensitivity, &self.config.pii, self.redaction_key.as_ref()) {
+            Scrubbed::Store { text, redacted, sealed } => (text, redacted, sealed),
+            Scrubbed::Drop { found } => return Ok(WriteOutcome::nothing(WriteAction::Dropped, found)),
         };
         let hash = content_hash(&normalize(&text));
         let threshold = self.config.dedup_threshold;
+        let policy = self.config.conflicts.clone();
         let part = self.partition_mut(scope)?;
+        if let Some(target) = &input.replaces {
+            if !part.slot_of(target).and_then(|s| part.at(s)).is_some_and(Record::is_current) {
+                return Err(Error::invalid("replaces", format!("{target:?} is not a current memory of this user")));
+            }
+        }
 
-        // 1. Exact duplicate of a current memory (with the same key, if any).
-        let exact = part
-            .with_hash(hash)
-            .iter()
-            .copied()
-            .find(|&s| part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key));
+        // 1. Exact duplicate of a memory in force or under review (with the same key, if any).
+        let exact = part.with_hash(hash).iter().copied().find(|&s| {
+            part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key && r.sealed == sealed)
+        });
         if let Some(slot) = exact {
             return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, None, now) });
         }
 
         // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict).
-        if input.key.is_none() && threshold <= 1.0 {
+        if input.key.is_none() && input.replaces.is_none() && threshold <= 1.0 {
             if let (Some(v), Some(ix)) = (&embedding, part.vectors.as_ref()) {
                 let near = ix.search(v, 1, threshold, |s| {
-                    part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && !r.is_superseded() && !r.is_expired(now))
+                    part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now))
                 });
                 if let Some(&(slot, sim)) = near.first() {
                     return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, Some(sim), now) });
@@ -67,27 +72,54 @@ impl Engram {
             }
         }
 
-        // 3. Supersession by key, then insert.
+        // 3. A conflict with the key's current values is settled by the policy; then insert.
+        let observed_at = input.observed_at.unwrap_or(now);
+        let mut closing: Vec<u32> = Vec::new();
+        if let Some(target) = &input.replaces {
+            closing.extend(part.slot_of(target));
+        }
+        let mut conflict = None;
+        if let Some(key) = &input.key {
+            let current: Vec<u32> = part.with_key(key).iter().copied().filter(|&s| part.at(s).is_some_and(Record::is_current)).collect();
+            if !current.is_empty() {
+                let records: Vec<&Record> = current.iter().filter_map(|&s| part.at(s)).collect();
+                let incoming = Incoming {
+                    key,
+                    confidence: input.confidence,
+                    source: input.source,
+                    observed_at,
+                    on_conflict: input.on_conflict,
+                };
+                let decision = policy.decide(&incoming, &records);
+                if decision == Resolution::KeepNew {
+                    for s in &current {
+                        if !closing.contains(s) {
+                            closing.push(*s);
+                        }
+                    }
+                }
+                conflict = Some((decision, part.at(current[0]).map(|r| r.id.clone()).unwrap_or_default()));
+            }
+        }
         let stamp = self.next_stamp(now);
         let id = input.id.clone().unwrap_or_else(|| id_from_stamp(stamp));
         let user = scope.user_key();
         let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
         let mut superseded = Vec::new();
-        if let Some(key) = &input.key {
-            let current: Vec<u32> =
-                part.with_key(key).iter().copied().filter(|&s| part.at(s).is_some_and(|r| !r.is_superseded())).collect();
-            for slot in current {
-                part.update(slot, |r| {
-                    r.valid_to = Some(now);
-                    r.superseded_by = Some(id.clone());
-                    r.updated_at = now;
-                    r.stamp = stamp;
-                });
-                if let Some(r) = part.at(slot) {
-                    superseded.push(r.id.clone());
-                }
-            }
+        for &slot in &closing {
+            part.update(slot, |r| {
+                r.valid_to = Some(now);
+                r.superseded_by = Some(id.clone());
+                r.updated_at = now;
+                r.stamp = stamp;
+            });
+            superseded.extend(part.at(slot).map(|r| r.id.clone()));
         }
+        let (valid_to, superseded_by, pending_review, action) = match &conflict {
+            Some((Resolution::KeepOld, winner)) => (Some(now), Some(winner.clone()), false, WriteAction::Rejected),
+            Some((Resolution::Flag, _)) => (None, None, true, WriteAction::Flagged),
+            _ => (None, None, false, WriteAction::Inserted),
+        };
         let record = Record {
             id: id.clone(),
             scope: scope.clone(),
@@ -104,11 +136,13 @@ impl Engram {
             updated_at: now,
             last_accessed_at: now,
             times_seen: 1,
-            valid_from: now,
-            valid_to: None,
-            superseded_by: None,
+            valid_from: observed_at,
+            valid_to,
+            superseded_by,
             expires_at: input.ttl_ms.map(|t| now.saturating_add(t)),
             sensitivity: input.sensitivity,
+            pending_review,
+            sealed,
             stamp,
         };
         let slot = part.put(record, &self.config);
@@ -120,7 +154,7 @@ impl Engram {
         if let Some(rec) = part.full_record(slot) {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
-        Ok(WriteOutcome { id, action: WriteAction::Inserted, similarity: None, superseded, redacted })
+        Ok(WriteOutcome { id, action, similarity: None, superseded, redacted, conflict: conflict.map(|(d, _)| d) })
     }
 
     /// Remember several memories in order; stops at the first invalid one.
@@ -132,7 +166,7 @@ impl Engram {
         let stamp = self.next_stamp(now);
         let user = scope.user_key();
         let Some(part) = self.partitions.get_mut(&user) else {
-            return WriteOutcome { id: String::new(), action: WriteAction::Duplicate, similarity: sim, superseded: Vec::new(), redacted: Vec::new() };
+            return WriteOutcome::nothing(WriteAction::Duplicate, Vec::new());
         };
         part.update(slot, |r| {
             r.times_seen = r.times_seen.saturating_add(1);
@@ -153,13 +187,13 @@ impl Engram {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
         let action = if sim.is_some() { WriteAction::Reinforced } else { WriteAction::Duplicate };
-        WriteOutcome { id, action, similarity: sim, superseded: Vec::new(), redacted: Vec::new() }
+        WriteOutcome { id, action, similarity: sim, superseded: Vec::new(), redacted: Vec::new(), conflict: None }
     }
 
     /// Apply the PII policy to `text` as the write path will: what the SDK embeds, so that
     /// vectors never encode a redacted value.
     pub fn scrub(&self, text: &str, tier: crate::model::Sensitivity) -> Scrubbed {
-        scrub(text, tier, &self.config.pii)
+        scrub(text, tier, &self.config.pii, self.redaction_key.as_ref())
     }
 
     pub(crate) fn validate_text(&self, text: &str) -> Result<()> {
@@ -172,7 +206,7 @@ impl Engram {
         Ok(())
     }
 
-    fn validate_input(&self, input: &MemoryInput) -> Result<()> {
+    fn validate_input(&self, input: &MemoryInput, now: Millis) -> Result<()> {
         self.validate_text(&input.text)?;
         for (field, v) in [("importance", input.importance), ("confidence", input.confidence)] {
             if !(0.0..=1.0).contains(&v) {
@@ -181,6 +215,11 @@ impl Engram {
         }
         if input.tags.len() > MAX_TAGS || input.tags.iter().any(|t| t.is_empty() || t.len() > MAX_TAG_LEN) {
             return Err(Error::invalid("tags", format!("at most {MAX_TAGS} tags of 1..={MAX_TAG_LEN} bytes")));
+        }
+        if let Some(t) = input.observed_at {
+            if t > now {
+                return Err(Error::invalid("observed_at", "must not be in the future"));
+            }
         }
         if let Some(ttl) = input.ttl_ms {
             if ttl <= 0 {

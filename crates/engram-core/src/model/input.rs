@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::conflict::Resolution;
 use crate::hlc::Millis;
 use crate::model::record::{FactKey, Kind, Layer, Sensitivity, Source};
 use crate::pii::PiiKind;
@@ -25,6 +26,15 @@ pub struct MemoryInput {
     pub ttl_ms: Option<Millis>,
     /// A caller-chosen id; generated from the replica's clock when absent.
     pub id: Option<String>,
+    /// When the statement was made, if earlier than the write (imports, late extraction):
+    /// it becomes `valid_from`, and a statement older than the current value of its key
+    /// does not replace it.
+    pub observed_at: Option<Millis>,
+    /// How to settle a conflict with the current value of the key, overriding the policy.
+    pub on_conflict: Option<Resolution>,
+    /// A current record this one replaces (closed with `superseded_by`), for updates of
+    /// memories without a key — what an extractor's UPDATE names.
+    pub replaces: Option<String>,
 }
 
 impl Default for MemoryInput {
@@ -49,6 +59,9 @@ impl MemoryInput {
             sensitivity: Sensitivity::Personal,
             ttl_ms: None,
             id: None,
+            observed_at: None,
+            on_conflict: None,
+            replaces: None,
         }
     }
 
@@ -88,6 +101,13 @@ impl MemoryInput {
     }
 }
 
+impl WriteOutcome {
+    /// An outcome that wrote nothing.
+    pub(crate) fn nothing(action: WriteAction, redacted: Vec<PiiKind>) -> Self {
+        WriteOutcome { id: String::new(), action, similarity: None, superseded: Vec::new(), redacted, conflict: None }
+    }
+}
+
 /// What the write path did with a `remember` call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,6 +120,11 @@ pub enum WriteAction {
     Reinforced,
     /// The PII policy of the memory's tier said not to store it; nothing was written.
     Dropped,
+    /// It conflicted with the current value of its key and lost (keep old): stored
+    /// already closed, for the audit trail only.
+    Rejected,
+    /// It conflicted with the current value of its key and waits for review.
+    Flagged,
 }
 
 /// The outcome of a write.
@@ -115,4 +140,6 @@ pub struct WriteOutcome {
     pub superseded: Vec<String>,
     /// Kinds of PII replaced by placeholders (or, when dropped, found).
     pub redacted: Vec<PiiKind>,
+    /// How a conflict with the key's current value was settled, if there was one.
+    pub conflict: Option<Resolution>,
 }

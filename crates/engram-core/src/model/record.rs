@@ -161,6 +161,12 @@ pub struct Record {
     pub superseded_by: Option<String>,
     pub expires_at: Option<Millis>,
     pub sensitivity: Sensitivity,
+    /// A value that conflicted with a current one and waits for review: stored and kept
+    /// in the indexes, never recalled, until [`crate::Engram::resolve_review`] settles it.
+    pub pending_review: bool,
+    /// PII values sealed with the user's redaction key, one per `[KIND#tag]` placeholder
+    /// in `text`; empty when redaction is irreversible (the default).
+    pub sealed: Vec<crate::pii::Sealed>,
     /// HLC stamp of the last write to this record.
     pub stamp: Stamp,
 }
@@ -174,6 +180,11 @@ impl Record {
     /// True when a newer version has replaced this one.
     pub fn is_superseded(&self) -> bool {
         self.superseded_by.is_some() || self.valid_to.is_some()
+    }
+
+    /// True when the record is the value in force: not replaced, not waiting for review.
+    pub fn is_current(&self) -> bool {
+        !self.is_superseded() && !self.pending_review
     }
 
     /// The moment decay is measured from: the last time it was written or reinforced.

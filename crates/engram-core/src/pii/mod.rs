@@ -4,16 +4,18 @@
 //! Detectors are patterns plus validators, so look-alikes are left alone: card numbers
 //! must pass Luhn, resident IDs their MOD 11-2 check and birth date, IBANs mod 97, IPs
 //! their octet ranges. Overlaps resolve by priority (a secret beats the email inside it).
-//! Redaction is deterministic: `[EMAIL]` by default (irreversible), or with a key the user
-//! holds `[EMAIL#1f3a…]` — the same value always maps to the same tag, so memories stay
-//! linkable without storing the value.
+//! Redaction is deterministic: `[EMAIL]` by default (irreversible); with a pseudonym key
+//! `[EMAIL#1f3a…]` (linkable, still irreversible); with a [`RedactionKey`] the user holds,
+//! `[EMAIL#…]` plus the value sealed into the record, reversible only with that key.
 
 mod detect;
+mod seal;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
 pub use detect::{detect, PiiMatch};
+pub use seal::{RedactionKey, Sealed};
 
 use crate::model::Sensitivity;
 
@@ -102,17 +104,18 @@ impl PiiPolicy {
 /// The result of scrubbing a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scrubbed {
-    /// The text to store (possibly with placeholders) and the kinds replaced.
-    Store { text: String, redacted: Vec<PiiKind> },
+    /// The text to store (possibly with placeholders), the kinds replaced and, with a
+    /// redaction key, the sealed values behind the placeholders.
+    Store { text: String, redacted: Vec<PiiKind>, sealed: Vec<Sealed> },
     /// The policy says not to store this text; the kinds that caused it.
     Drop { found: Vec<PiiKind> },
 }
 
-/// Apply `policy` for `tier` to `text`.
-pub fn scrub(text: &str, tier: Sensitivity, policy: &PiiPolicy) -> Scrubbed {
+/// Apply `policy` for `tier` to `text`; with `key`, values are sealed (reversible).
+pub fn scrub(text: &str, tier: Sensitivity, policy: &PiiPolicy, key: Option<&RedactionKey>) -> Scrubbed {
     let found = detect(text);
     if found.is_empty() {
-        return Scrubbed::Store { text: text.to_owned(), redacted: Vec::new() };
+        return Scrubbed::Store { text: text.to_owned(), redacted: Vec::new(), sealed: Vec::new() };
     }
     let action = policy.action(tier);
     let mut kinds: Vec<PiiKind> = found.iter().map(|m| m.kind).collect();
@@ -125,19 +128,30 @@ pub fn scrub(text: &str, tier: Sensitivity, policy: &PiiPolicy) -> Scrubbed {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     let mut redacted = Vec::new();
+    let mut sealed: Vec<Sealed> = Vec::new();
     for m in &found {
         if keep(m.kind) {
             continue;
         }
         out.push_str(&text[last..m.start]);
-        out.push_str(&placeholder(m.kind, &text[m.start..m.end], policy.pseudonym_key));
+        let value = &text[m.start..m.end];
+        match key {
+            Some(k) => {
+                let s = k.seal(m.kind, value);
+                out.push_str(&s.placeholder);
+                if !sealed.contains(&s) {
+                    sealed.push(s);
+                }
+            }
+            None => out.push_str(&placeholder(m.kind, value, policy.pseudonym_key)),
+        }
         last = m.end;
         redacted.push(m.kind);
     }
     out.push_str(&text[last..]);
     redacted.sort();
     redacted.dedup();
-    Scrubbed::Store { text: out, redacted }
+    Scrubbed::Store { text: out, redacted, sealed }
 }
 
 fn placeholder(kind: PiiKind, value: &str, key: Option<u64>) -> String {
@@ -162,8 +176,8 @@ mod tests {
 
     #[test]
     fn emails_and_phones_are_replaced_and_the_rest_kept() {
-        let Scrubbed::Store { text, redacted } =
-            scrub("Mail me at li.lei@example.com or call 138 0013 8000 tomorrow", Sensitivity::Personal, &PiiPolicy::default())
+        let Scrubbed::Store { text, redacted, .. } =
+            scrub("Mail me at li.lei@example.com or call 138 0013 8000 tomorrow", Sensitivity::Personal, &PiiPolicy::default(), None)
         else {
             panic!("stored")
         };
@@ -174,7 +188,7 @@ mod tests {
     #[test]
     fn consent_keeps_contact_details_but_never_secrets() {
         let policy = PiiPolicy { personal: PiiAction::KeepWithConsent, ..Default::default() };
-        let Scrubbed::Store { text, .. } = scrub("email a@b.io, password: hunter2!", Sensitivity::Personal, &policy) else {
+        let Scrubbed::Store { text, .. } = scrub("email a@b.io, password: hunter2!", Sensitivity::Personal, &policy, None) else {
             panic!("stored")
         };
         assert_eq!(text, "email a@b.io, password: [SECRET]");
@@ -183,15 +197,15 @@ mod tests {
     #[test]
     fn the_drop_policy_stores_nothing() {
         let policy = PiiPolicy { public: PiiAction::Drop, ..Default::default() };
-        assert_eq!(scrub("ping 10.0.0.1", Sensitivity::Public, &policy), Scrubbed::Drop { found: vec![PiiKind::Ip] });
+        assert_eq!(scrub("ping 10.0.0.1", Sensitivity::Public, &policy, None), Scrubbed::Drop { found: vec![PiiKind::Ip] });
     }
 
     #[test]
     fn keyed_placeholders_are_stable_per_value_and_differ_between_values() {
         let p = PiiPolicy { pseudonym_key: Some(42), ..Default::default() };
-        let a = scrub("x a@b.io", Sensitivity::Personal, &p);
-        let b = scrub("y a@b.io", Sensitivity::Personal, &p);
-        let c = scrub("x c@d.io", Sensitivity::Personal, &p);
+        let a = scrub("x a@b.io", Sensitivity::Personal, &p, None);
+        let b = scrub("y a@b.io", Sensitivity::Personal, &p, None);
+        let c = scrub("x c@d.io", Sensitivity::Personal, &p, None);
         let tag = |s: &Scrubbed| match s {
             Scrubbed::Store { text, .. } => text[2..].to_owned(),
             Scrubbed::Drop { .. } => String::new(),
@@ -199,5 +213,19 @@ mod tests {
         assert_eq!(tag(&a), tag(&b));
         assert_ne!(tag(&a), tag(&c));
         assert!(tag(&a).starts_with("[EMAIL#"));
+    }
+
+    #[test]
+    fn with_a_redaction_key_the_text_can_be_revealed_and_only_with_that_key() {
+        let key = RedactionKey::from_bytes(&[7; 32]).unwrap_or_else(|e| panic!("{e}"));
+        let original = "Mail li.lei@example.com, call 138 0013 8000, again li.lei@example.com";
+        let Scrubbed::Store { text, sealed, .. } = scrub(original, Sensitivity::Personal, &PiiPolicy::default(), Some(&key)) else {
+            panic!("stored")
+        };
+        assert!(!text.contains("example.com") && !text.contains("8000"), "{text}");
+        assert_eq!(sealed.len(), 2, "one sealed value per distinct value");
+        assert_eq!(key.reveal(&text, &sealed), Ok(original.to_owned()));
+        let other = RedactionKey::from_bytes(&[8; 32]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(other.reveal(&text, &sealed).is_err());
     }
 }
