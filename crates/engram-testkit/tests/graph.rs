@@ -189,3 +189,27 @@ fn graph_ops_converge_and_forgetting_the_user_removes_the_graph() {
     assert!(team.entities.is_empty());
     assert!(a.snapshot().expect("snap").len() < restored.snapshot().expect("snap").len());
 }
+
+#[test]
+fn facts_observed_in_conversation_join_the_graph_and_a_superseding_fact_moves_the_edge() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = user();
+    e.observe(&s, &["I work at Alibaba. I live in Hangzhou. I prefer Python for scripting.", "我擅长Rust。"], T0).expect("observe");
+    let of = |e: &Engram, rel: &str| {
+        let q = GraphQuery::Neighbours { entity: "user".into(), relation: Some(rel.into()) };
+        names(&e.graph_query(&s, &q).expect("query"))
+    };
+    assert_eq!(of(&e, "works_at"), vec!["Alibaba"]);
+    assert_eq!(of(&e, "lives_in"), vec!["Hangzhou"]);
+    assert_eq!(of(&e, "prefers"), vec!["Python"]);
+    assert_eq!(of(&e, "skilled_in"), vec!["Rust"]);
+    let alibaba = e.graph_query(&s, &GraphQuery::Neighbours { entity: "user".into(), relation: Some("works_at".into()) }).expect("q");
+    assert_eq!(alibaba.entities[0].kind, "organization");
+
+    e.observe(&s, &["I switched from Python to Go last month."], T0 + 1).expect("observe");
+    assert_eq!(of(&e, "prefers"), vec!["Go"], "the superseded preference's edge is removed");
+    // The graph channel now finds the fact through the entity the query names.
+    let hits = e.recall(&s, &RecallQuery::text("anything about Alibaba?"), T0 + 2).expect("recall");
+    let top = hits.hits.first().expect("a hit");
+    assert_eq!(top.record.text, "User works at Alibaba");
+}

@@ -86,7 +86,7 @@ impl ConflictPolicy {
         if let Some(r) = new.on_conflict.or(self.always) {
             return r;
         }
-        if self.merge_attributes.iter().any(|a| *a == new.key.attribute) {
+        if self.merge_attributes.contains(&new.key.attribute) {
             return Resolution::Merge;
         }
         let latest = current.iter().map(|r| r.valid_from).max().unwrap_or(Millis::MIN);

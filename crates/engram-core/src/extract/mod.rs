@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Engram;
 use crate::error::Result;
+use crate::graph::{EntityRef, Relation};
 use crate::hlc::Millis;
-use crate::model::{FactKey, Kind, MemoryInput, Scope, Source, WriteOutcome};
+use crate::model::{FactKey, Kind, MemoryInput, Scope, Source, WriteAction, WriteOutcome};
 use crate::router::{route, Route};
 
 pub use lexicon::category_of;
@@ -27,7 +28,31 @@ pub struct Extracted {
     pub importance: f32,
     pub confidence: f32,
     pub tags: Vec<String>,
+    /// The relation this fact states between the user and an entity, for the graph
+    /// ("works at Alibaba" → `user —works_at→ Alibaba (organization)`).
+    pub link: Option<Link>,
 }
+
+/// A relation from the user to an entity, stated by an extracted fact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub rel: String,
+    pub object: EntityRef,
+}
+
+impl Extracted {
+    /// The same fact, stating `user —rel→ name (kind)`.
+    pub(crate) fn linked(mut self, rel: &str, name: &str, kind: &str) -> Self {
+        let name = rules::clean(name);
+        if !name.is_empty() && name.len() <= 200 {
+            self.link = Some(Link { rel: rel.to_owned(), object: EntityRef::new(&name, kind) });
+        }
+        self
+    }
+}
+
+/// The entity every extracted relation starts from: the user the memory belongs to.
+pub const USER_ENTITY: &str = "user";
 
 /// True for a question: it asks, it does not tell ("what's my name?", "我叫什么？").
 fn is_question(s: &str) -> bool {
@@ -85,7 +110,9 @@ fn split_sentences(text: &str) -> Vec<&str> {
 
 impl Engram {
     /// Extract what is worth remembering from the user's turns and remember it through
-    /// the normal write path. Returns one outcome per stored fact.
+    /// the normal write path. Returns one outcome per stored fact. Facts that state a
+    /// relation also join the graph (`user —works_at→ Alibaba`, citing the record); when a
+    /// fact supersedes another, the relations the old one stated are removed.
     pub fn observe(&mut self, scope: &Scope, user_texts: &[&str], now: Millis) -> Result<Vec<WriteOutcome>> {
         let mut outcomes = Vec::new();
         for text in user_texts {
@@ -96,7 +123,13 @@ impl Engram {
                 m.confidence = e.confidence;
                 m.tags = e.tags;
                 m.source = Source::RuleExtracted;
-                outcomes.push(self.remember(scope, m, now)?);
+                let out = self.remember(scope, m, now)?;
+                self.unlink_records(scope, &out.superseded, now)?;
+                if let (Some(link), WriteAction::Inserted) = (e.link, &out.action) {
+                    let user = EntityRef::new(USER_ENTITY, "person");
+                    self.relate(scope, Relation::new(user, &link.rel, link.object).citing(&out.id), now)?;
+                }
+                outcomes.push(out);
             }
         }
         Ok(outcomes)

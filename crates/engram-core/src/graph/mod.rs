@@ -104,6 +104,26 @@ impl Engram {
         Ok(())
     }
 
+    /// Remove the relations learned from `records` (e.g. facts a newer fact superseded).
+    pub fn unlink_records(&mut self, scope: &Scope, records: &[String], now: Millis) -> Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let Some(p) = self.partition(scope)? else { return Ok(()) };
+        let g = &p.graph;
+        let entity = |id: &str| g.entities.get(id).map(|e| EntityRef::new(&e.name, &e.kind));
+        let stale: Vec<Relation> = g
+            .edges
+            .iter()
+            .filter(|(_, s)| s.present && s.record.as_ref().is_some_and(|r| records.contains(r)))
+            .filter_map(|(k, s)| Some(Relation { from: entity(&k.from)?, rel: k.rel.clone(), to: entity(&k.to)?, present: false, record: s.record.clone() }))
+            .collect();
+        for r in stale {
+            self.relate(scope, r, now)?;
+        }
+        Ok(())
+    }
+
     /// Answer a graph template for the scope's user.
     pub fn graph_query(&self, scope: &Scope, q: &GraphQuery) -> Result<GraphAnswer> {
         Ok(self.partition(scope)?.map(|p| p.graph.query(q)).unwrap_or_default())
