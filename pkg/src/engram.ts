@@ -15,6 +15,8 @@
  */
 import { Engine, loadCore, type CoreEngine, type CoreTokenizer } from "./core.js";
 import type { Embedder } from "./embed/types.js";
+import type { Extractor } from "./extract/llm.js";
+import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
 import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
 import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
@@ -22,7 +24,8 @@ import { MemoryStorage } from "./storage/memory.js";
 import type { StorageAdapter } from "./storage/types.js";
 import { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
 import type {
-  ChatTurn, Context, Hit, Kind, ListFilter, MemoryInput, MemoryRecord, Recall, Role, Scope, TokenCount, WriteOutcome,
+  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, Kind, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Role,
+  Scope, TokenCount, WriteOutcome,
 } from "./types.js";
 
 /** Options of {@link Engram.open}. */
@@ -49,6 +52,13 @@ export interface OpenOptions {
   embedTurns?: boolean;
   /** The clock (default `Date.now`). */
   now?: () => number;
+  /** An LLM extractor: `observe` then also learns from the turns in the background. */
+  extractor?: Extractor;
+  /**
+   * 32 bytes only the user holds: PII is then sealed into records (reversible with
+   * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
+   */
+  redactionKey?: Uint8Array;
 }
 
 /** Options of {@link Engram.recall}. */
@@ -71,11 +81,19 @@ export interface ContextOptions {
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph";
   ids: string[];
 }
 
-type Listener = (e: ChangeEvent) => void;
+/** A background task failed (e.g. an extractor's answer was rejected); nothing was written for it. */
+export interface ErrorEvent {
+  type: "error";
+  task: "learn";
+  error: EngramError;
+}
+
+type Listener = (e: ChangeEvent | ErrorEvent) => void;
+
 
 const MAX_TEXT = 32 * 1024;
 
@@ -87,6 +105,7 @@ export class Engram {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<Listener>();
   private closed = false;
+  private readonly learner: Learner;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -95,7 +114,9 @@ export class Engram {
     private readonly scope: Scope,
     private readonly persistence: Persistence,
     private readonly replica: number,
-  ) {}
+  ) {
+    this.learner = new Learner(this.hooks());
+  }
 
   /** Open (or create) the memory of `opts.user`. */
   static async open(opts: OpenOptions): Promise<Engram> {
@@ -116,7 +137,8 @@ export class Engram {
       e.tokenizerLoad = loadTokenizer(t.encoding ?? "o200k_base", t.table).then(
         (tok) => {
           e.tokenizer = tok;
-          e.engine.setTokenizer(tok);
+          // The instance may have been closed (its handle freed) while the table loaded.
+          if (!e.closed && e.engine) e.engine.setTokenizer(tok);
         },
         () => undefined, // stays on estimates; `tokenizerReady()` reports the failure
       );
@@ -150,6 +172,7 @@ export class Engram {
       throw fromCore(e);
     }
     if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
+    if (this.opts.redactionKey) this.sync(() => this.engine.setRedactionKey(this.opts.redactionKey));
   }
 
   /** Resolves when the exact token table is loaded; rejects if it cannot be. */
@@ -177,11 +200,7 @@ export class Engram {
     const m: MemoryInput = typeof input === "string" ? { text: input } : input;
     checkText(m?.text, "text");
     return this.mutate("remember", async () => {
-      // Embed the text as it will be stored (PII redacted), never the raw one.
-      const scrubbed = this.engine.scrub(m.text, m.sensitivity) as { text: string | null; dropped: boolean };
-      const vector = m.embedding ?? (scrubbed.dropped || scrubbed.text === null ? undefined : await this.embedOne(scrubbed.text));
-      const { embedding: _e, ...plain } = m;
-      const out = this.engine.remember(this.scope, plain, vector, this.now()) as WriteOutcome;
+      const [out] = await this.writeMany([m]);
       return { value: out, ids: [out.id, ...out.superseded] };
     });
   }
@@ -191,36 +210,90 @@ export class Engram {
     const ms = inputs.map((i) => (typeof i === "string" ? { text: i } : i));
     ms.forEach((m) => checkText(m?.text, "text"));
     return this.mutate("remember", async () => {
-      const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text ?? "");
-      const vectors = this.opts.embedder ? await this.embedMany(stored) : [];
-      const now = this.now();
-      const outs = ms.map((m, i) => {
-        const { embedding, ...plain } = m;
-        return this.engine.remember(this.scope, plain, embedding ?? vectors[i], now) as WriteOutcome;
-      });
-      return { value: outs, ids: outs.map((o) => o.id) };
+      const outs = await this.writeMany(ms);
+      return { value: outs, ids: outs.flatMap((o) => [o.id, ...o.superseded]) };
     });
   }
 
   /**
    * Record a conversation's turns in `session` and remember what is worth remembering
    * from the user's turns (identity, preferences, decisions, corrections, task progress;
-   * rule-based, English and Chinese) through the normal write path. Returns the turn ids
-   * and the write outcomes of the extracted facts.
+   * rule-based, English and Chinese) through the normal write path; facts that state a
+   * relation join the graph. With an `extractor`, the turns are also sent to it in the
+   * background (see {@link Engram.idle}); this call never waits for it.
    */
   async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
     if (!Array.isArray(turns)) throw new EngramInputError("INVALID_INPUT", "observe(turns) needs an array of { role, text }");
     const ids: string[] = [];
-    const facts: MemoryInput[] = [];
+    const facts: (MemoryInput & { link?: unknown })[] = [];
     for (const t of turns) {
       ids.push(await this._appendTurn(opts.session, t.role, t.text));
       if (t.role === "user") {
-        const found = this.sync(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null })[]);
+        const found = this.sync(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
         for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
       }
     }
-    const remembered = facts.length ? await this.rememberMany(facts) : [];
+    const remembered = !facts.length
+      ? []
+      : await this.mutate("remember", async () => {
+          const outs = await this.writeMany(facts);
+          const now = this.now();
+          outs.forEach((o, i) => this.engine.linkExtracted(this.scope, facts[i].link ?? null, o, now));
+          return { value: outs, ids: outs.flatMap((o) => [o.id, ...o.superseded]) };
+        });
+    if (this.opts.extractor) this.learner.later(this.opts.extractor, turns);
     return { turns: ids, remembered };
+  }
+
+  /**
+   * Ask `extractor` (default: the one given to `open`) what to remember from `turns`, and
+   * apply its operations through the write path. The answer is validated first; if any
+   * operation is invalid or names a memory it was not shown, nothing is written and this
+   * rejects with `EXTRACTION_REJECTED`.
+   */
+  async learn(turns: ChatTurn[], extractor?: Extractor): Promise<LearnReport> {
+    const x = extractor ?? this.opts.extractor;
+    if (!x) throw new EngramInputError("INVALID_INPUT", "learn() needs an extractor (pass one, or give `extractor` to open)");
+    return this.learner.run(x, turns);
+  }
+
+  /** Resolves when background work (LLM extraction started by `observe`) has finished. */
+  async idle(): Promise<void> {
+    await this.learner.idle();
+  }
+
+  /** Settle a value flagged for review (`list({ pendingReview: true })`). */
+  async resolveReview(id: string, decision: Exclude<Resolution, "flag">): Promise<WriteOutcome> {
+    return this.mutate("review", async () => {
+      const out = this.engine.resolveReview(this.scope, id, decision, this.now()) as WriteOutcome;
+      return { value: out, ids: [id, ...out.superseded] };
+    });
+  }
+
+  /** A memory's text with its sealed PII opened by the user's 32-byte `key`. */
+  reveal(id: string, key: Uint8Array): string {
+    return this.sync(() => this.engine.reveal(this.scope, id, key));
+  }
+
+  /** Add (or with `{ present: false }` remove) the relation `from —rel→ to` in this user's graph. */
+  async relate(from: EntityRef, rel: string, to: EntityRef, opts: { present?: boolean; record?: string } = {}): Promise<void> {
+    await this.mutate("graph", async () => {
+      this.engine.relate(this.scope, { from, rel, to, present: opts.present ?? true, record: opts.record ?? null }, this.now());
+      return { value: undefined, ids: [] };
+    });
+  }
+
+  /** Set an attribute of an entity (e.g. a task's `status`). */
+  async setEntityAttribute(entity: EntityRef, attribute: string, value: string): Promise<void> {
+    await this.mutate("graph", async () => {
+      this.engine.setEntityAttribute(this.scope, entity, attribute, value, this.now());
+      return { value: undefined, ids: [] };
+    });
+  }
+
+  /** Answer a named graph template. */
+  graph(query: GraphQuery): GraphAnswer {
+    return this.sync(() => this.engine.graphQuery(this.scope, query) as GraphAnswer);
   }
 
   /** Recall memories relevant to `query`. Small talk returns no hits (route `"small-talk"`). */
@@ -278,6 +351,7 @@ export class Engram {
       this.engine.free();
       this.engine = next;
       if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
+      if (this.opts.redactionKey) this.engine.setRedactionKey(this.opts.redactionKey);
       await this.persistence.compact(this.engine);
       return { value: undefined, ids: [] };
     });
@@ -293,6 +367,7 @@ export class Engram {
 
   /** Release the wasm memory of this instance. */
   async close(): Promise<void> {
+    await this.learner.idle();
     await this.queue.catch(() => undefined);
     if (!this.closed) this.engine.free();
     this.closed = true;
@@ -334,6 +409,45 @@ export class Engram {
     });
   }
 
+  /**
+   * Scrub, embed and remember, inside `mutate`. What is embedded is the text as it will be
+   * stored (PII redacted), never the raw one; nothing is embedded for a dropped input.
+   */
+  private async writeMany(ms: MemoryInput[]): Promise<WriteOutcome[]> {
+    const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text);
+    const wanted = stored.flatMap((t, i) => (t !== null && !ms[i].embedding ? [i] : []));
+    const vectors = new Map<number, Float32Array>();
+    if (this.opts.embedder && wanted.length) {
+      const vs = await this.embedMany(wanted.map((i) => stored[i] as string));
+      wanted.forEach((i, j) => vectors.set(i, vs[j]));
+    }
+    const now = this.now();
+    return ms.map((m, i) => {
+      const { embedding, link: _l, ...plain } = m as MemoryInput & { link?: unknown };
+      return this.engine.remember(this.scope, plain, embedding ?? vectors.get(i), now) as WriteOutcome;
+    });
+  }
+
+  /** What the learner may do: read current memories, and write a validated batch atomically. */
+  private hooks() {
+    return {
+      shown: () => this.sync(() => this.engine.list(this.scope, {}, this.now()) as MemoryRecord[]),
+      apply: (type: "learn", f: Parameters<LearnerHooks["apply"]>[1]) =>
+        this.mutate(type, () => f(this.engine, this.scope, (ms) => this.writeMany(ms), this.now())),
+      emit: (e: ErrorEvent) => this.emit(e),
+    };
+  }
+
+  private emit(event: ChangeEvent | ErrorEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {
+        // a listener's error is its own
+      }
+    }
+  }
+
   private now(): number {
     return Math.floor((this.opts.now ?? Date.now)());
   }
@@ -361,14 +475,7 @@ export class Engram {
         throw err;
       }
       await this.persistence.flush(this.engine);
-      const event: ChangeEvent = { type, ids: result.ids };
-      for (const l of this.listeners) {
-        try {
-          l(event);
-        } catch {
-          // a listener's error is its own
-        }
-      }
+      this.emit({ type, ids: result.ids });
       return result.value;
     };
     const p = this.queue.then(run, run);

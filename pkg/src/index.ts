@@ -6,7 +6,10 @@
  * and the token tables.
  * @module
  */
-export { Engram, type OpenOptions, type RecallOptions, type ContextOptions, type ChangeEvent } from "./engram.js";
+export { Engram, type OpenOptions, type RecallOptions, type ContextOptions, type ChangeEvent, type ErrorEvent } from "./engram.js";
+export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor, type ExtractionRequest, type ShownMemory, type OpenAiExtractorOptions, type WorkersAiLike } from "./extract/llm.js";
+export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./extract/operations.js";
+export type { LearnReport } from "./learn.js";
 export { Session } from "./session.js";
 export type { StorageAdapter } from "./storage/types.js";
 export { MemoryStorage } from "./storage/memory.js";

@@ -42,8 +42,24 @@ export interface MemoryInput {
   sensitivity?: Sensitivity;
   ttlMs?: number;
   id?: string;
+  /** When the statement was made, if before now: a statement older than the key's current value does not replace it. */
+  observedAt?: number;
+  /** Settle a conflict with the key's current value this way instead of by the policy's rules. */
+  onConflict?: Resolution;
+  /** A current memory this one replaces (for memories without a key). */
+  replaces?: string;
   /** A precomputed embedding; otherwise the configured embedder is used. */
   embedding?: Float32Array;
+}
+
+/** How a conflict between a new value and the current value of its key is settled. */
+export type Resolution = "keep-new" | "keep-old" | "merge" | "flag";
+
+/** A PII value sealed with the user's redaction key (see `Engram.reveal`). */
+export interface SealedValue {
+  placeholder: string;
+  kind: PiiKind;
+  cipher: string;
 }
 
 /** A stored memory. */
@@ -67,19 +83,28 @@ export interface MemoryRecord {
   supersededBy: string | null;
   expiresAt: number | null;
   sensitivity: Sensitivity;
+  /** A conflicting value waiting for review: stored, never recalled, until resolved. */
+  pendingReview: boolean;
+  /** PII sealed with the user's redaction key; empty when redaction is irreversible. */
+  sealed: SealedValue[];
 }
 
 /** A kind of PII the write path redacts. */
 export type PiiKind = "secret" | "api-key" | "china-id" | "card" | "iban" | "email" | "phone" | "ip";
 
-/** What `remember` did. `dropped`: the PII policy of the memory's tier refused it (`id` is empty). */
+/**
+ * What `remember` did. `dropped`: the PII policy of the memory's tier refused it (`id` is
+ * empty). `rejected`: it lost a conflict and is kept for audit only. `flagged`: it waits for review.
+ */
 export interface WriteOutcome {
   id: string;
-  action: "inserted" | "duplicate" | "reinforced" | "dropped";
+  action: "inserted" | "duplicate" | "reinforced" | "dropped" | "rejected" | "flagged";
   similarity: number | null;
   superseded: string[];
   /** PII kinds replaced by placeholders (or, when dropped, found). */
   redacted: PiiKind[];
+  /** How a conflict with the key's current value was settled, if there was one. */
+  conflict: Resolution | null;
 }
 
 /** Why a memory was recalled. */
@@ -131,8 +156,39 @@ export interface TokenCount {
 /** Which memories `list` returns. */
 export interface ListFilter {
   kinds?: Kind[];
+  /** Every version: superseded, rejected and under review (the audit trail). */
   includeSuperseded?: boolean;
   includeExpired?: boolean;
+  /** Only the values waiting for review. */
+  pendingReview?: boolean;
+}
+
+/** One end of a relation. */
+export interface EntityRef {
+  name: string;
+  kind: string;
+}
+
+/** An entity of the graph, with its attributes. */
+export interface Entity {
+  id: string;
+  name: string;
+  kind: string;
+  attributes: Record<string, string>;
+}
+
+/** The named graph templates (parameters are bound, never query text). */
+export type GraphQuery =
+  | { template: "neighbours"; entity: string; relation?: string | null }
+  | { template: "path"; from: string; to: string; maxDepth: number }
+  | { template: "reachable"; entity: string; relations: string[]; maxDepth: number }
+  | { template: "shared-tasks"; a: string; b: string }
+  | { template: "projects-under"; initiative: string; maxDepth: number };
+
+/** A graph answer: entities and, for paths, the chain of entity ids. */
+export interface GraphAnswer {
+  entities: Entity[];
+  path: string[];
 }
 
 /** A chat turn. */

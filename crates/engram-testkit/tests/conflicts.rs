@@ -185,3 +185,27 @@ fn with_the_users_key_redaction_is_reversible_and_the_key_is_never_stored() {
     assert_eq!(r.text, "My work email is [EMAIL]");
     assert!(r.sealed.is_empty());
 }
+
+#[test]
+fn an_update_that_loses_its_conflict_replaces_nothing() {
+    let mut e = Engram::new(Config::default(), 1);
+    let stated = e.remember(&alice(), city("Lives in Hangzhou", Source::User, 0.9), T0).expect("stated");
+    let mut update = city("Lives in Beijing", Source::LlmExtracted, 0.7);
+    update.replaces = Some(stated.id.clone());
+    let out = e.remember(&alice(), update, T0 + 1).expect("update");
+    assert_eq!(out.action, WriteAction::Flagged);
+    assert!(out.superseded.is_empty());
+    assert_eq!(current(&e), vec!["Lives in Hangzhou"]);
+}
+
+#[test]
+fn a_retracted_memory_leaves_recall_and_stays_audited() {
+    let mut e = Engram::new(Config::default(), 1);
+    let a = e.remember(&alice(), MemoryInput::fact("Has a meeting with Bob on Friday"), T0).expect("a");
+    e.retract(&alice(), &a.id, T0 + 1).expect("retract");
+    assert!(current(&e).is_empty());
+    assert!(e.recall(&alice(), &RecallQuery::text("meeting with Bob"), T0 + 2).expect("recall").hits.is_empty());
+    assert_eq!(all_versions(&e).len(), 1);
+    assert_eq!(e.retract(&alice(), &a.id, T0 + 3).map_err(|e| e.code()).err(), Some("INVALID_INPUT"));
+    assert_eq!(e.retract(&alice(), "nope", T0 + 3).map_err(|e| e.code()).err(), Some("NOT_FOUND"));
+}

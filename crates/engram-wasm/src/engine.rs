@@ -13,10 +13,10 @@ use crate::tokens::Tokenizer;
 /// A memory engine handle. All times are milliseconds since the Unix epoch, passed in.
 #[wasm_bindgen]
 pub struct Engine {
-    inner: Engram,
+    pub(crate) inner: Engram,
 }
 
-fn millis(now: f64) -> Result<i64, JsValue> {
+pub(crate) fn millis(now: f64) -> Result<i64, JsValue> {
     if now.is_finite() && now.fract() == 0.0 && now.abs() <= 9_007_199_254_740_991.0 {
         Ok(now as i64)
     } else {

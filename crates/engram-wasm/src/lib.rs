@@ -8,6 +8,7 @@
 
 mod engine;
 mod error;
+mod knowledge;
 mod tokens;
 
 pub use engine::Engine;

@@ -103,6 +103,28 @@ impl ConflictPolicy {
 }
 
 impl Engram {
+    /// Close a current memory without a successor (it stopped being true, or an extractor
+    /// proposed deleting it): it leaves recall and stays in the audit trail. Unlike
+    /// [`Engram::forget`], nothing is erased.
+    pub fn retract(&mut self, scope: &Scope, id: &str, now: Millis) -> Result<()> {
+        let stamp = self.next_stamp(now);
+        let user = scope.user_key();
+        let part = self.partition_mut(scope)?;
+        let slot = part.slot_of(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        if !part.at(slot).is_some_and(Record::is_current) {
+            return Err(Error::invalid("id", format!("{id:?} is not a current memory")));
+        }
+        part.update(slot, |r| {
+            r.valid_to = Some(now);
+            r.updated_at = now;
+            r.stamp = stamp;
+        });
+        if let Some(rec) = part.full_record(slot) {
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
+        }
+        Ok(())
+    }
+
     /// Settle a value flagged for review: `KeepNew` puts it in force and closes the values
     /// it conflicted with; `KeepOld` closes it; `Merge` lets both hold.
     pub fn resolve_review(&mut self, scope: &Scope, id: &str, decision: Resolution, now: Millis) -> Result<WriteOutcome> {

@@ -91,6 +91,9 @@ impl Engram {
                     on_conflict: input.on_conflict,
                 };
                 let decision = policy.decide(&incoming, &records);
+                if matches!(decision, Resolution::KeepOld | Resolution::Flag) {
+                    closing.clear(); // a value that does not win replaces nothing, even when asked to
+                }
                 if decision == Resolution::KeepNew {
                     for s in &current {
                         if !closing.contains(s) {

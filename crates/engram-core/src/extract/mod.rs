@@ -124,14 +124,21 @@ impl Engram {
                 m.tags = e.tags;
                 m.source = Source::RuleExtracted;
                 let out = self.remember(scope, m, now)?;
-                self.unlink_records(scope, &out.superseded, now)?;
-                if let (Some(link), WriteAction::Inserted) = (e.link, &out.action) {
-                    let user = EntityRef::new(USER_ENTITY, "person");
-                    self.relate(scope, Relation::new(user, &link.rel, link.object).citing(&out.id), now)?;
-                }
+                self.link_extracted(scope, e.link, &out, now)?;
                 outcomes.push(out);
             }
         }
         Ok(outcomes)
+    }
+
+    /// The graph side of remembering an extracted fact: relations of the facts it
+    /// superseded are removed, and its own relation (if newly stored) is added.
+    pub fn link_extracted(&mut self, scope: &Scope, link: Option<Link>, outcome: &WriteOutcome, now: Millis) -> Result<()> {
+        self.unlink_records(scope, &outcome.superseded, now)?;
+        if let (Some(link), WriteAction::Inserted) = (link, &outcome.action) {
+            let user = EntityRef::new(USER_ENTITY, "person");
+            self.relate(scope, Relation::new(user, &link.rel, link.object).citing(&outcome.id), now)?;
+        }
+        Ok(())
     }
 }

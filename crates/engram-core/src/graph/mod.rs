@@ -37,10 +37,16 @@ pub struct Relation {
     pub from: EntityRef,
     pub rel: String,
     pub to: EntityRef,
-    /// False to remove the relation.
+    /// False to remove the relation (default true).
+    #[serde(default = "present")]
     pub present: bool,
     /// The record this relation was learned from (joins recall through the graph channel).
+    #[serde(default)]
     pub record: Option<String>,
+}
+
+fn present() -> bool {
+    true
 }
 
 impl Relation {

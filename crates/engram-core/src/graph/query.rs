@@ -12,7 +12,7 @@ pub const MAX_DEPTH: usize = 6;
 
 /// A graph question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "template", rename_all = "kebab-case")]
+#[serde(tag = "template", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum GraphQuery {
     /// Entities one edge away (either direction), optionally of one relation type.
     Neighbours { entity: String, relation: Option<String> },
