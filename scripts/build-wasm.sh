@@ -20,6 +20,8 @@ assets=pkg/assets
 if [ ! -f "$assets/o200k_base.engtok" ] || [ ! -f "$assets/cl100k_base.engtok" ]; then
   cargo run --release -q -p engram-testkit --bin export-token-tables -- "$assets"
 fi
+# The default embedder's table is a committed asset (scripts/distill/ made it).
+cp assets/embed/minilm-l6-v2-static-256.engemb "$assets/"
 
 (cd pkg && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && npx tsc -p tsconfig.json)
 
@@ -30,4 +32,6 @@ printf 'wasm core: %d bytes raw, %d bytes gzip (budget %d gzip, without token ta
 for f in "$assets"/*.engtok; do
   printf 'token table %s: %d bytes raw, %d bytes gzip (loaded lazily)\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"
 done
+f="$assets/minilm-l6-v2-static-256.engemb"
+printf 'embedding table %s: %d bytes raw, %d bytes gzip (loaded lazily)\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"
 if [ "$gz" -gt "$budget" ]; then echo "wasm core over its gzip budget" >&2; exit 1; fi

@@ -8,6 +8,7 @@ import * as glue from "../wasm/engram_wasm.js";
 
 export type CoreEngine = glue.Engine;
 export type CoreTokenizer = glue.Tokenizer;
+export type CoreStaticEmbedder = glue.StaticEmbedder;
 
 /** How the current runtime obtains the wasm module. */
 export type WasmSource = () => BufferSource | WebAssembly.Module | Promise<BufferSource | WebAssembly.Module | URL | Response>;
@@ -39,3 +40,4 @@ export function loadCore(): Promise<void> {
 
 export const Engine = glue.Engine;
 export const Tokenizer = glue.Tokenizer;
+export const StaticEmbedderCore = glue.StaticEmbedder;

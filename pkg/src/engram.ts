@@ -15,6 +15,7 @@
  */
 import { Engine, loadCore, type CoreEngine, type CoreTokenizer } from "./core.js";
 import type { Embedder } from "./embed/types.js";
+import { defaultEmbedder } from "./embed/static.js";
 import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
 import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
@@ -40,8 +41,12 @@ export interface OpenOptions {
   storage?: StorageAdapter;
   /** Key prefix in storage (default: `engram/<tenant>/<user>/`). */
   namespace?: string;
-  /** Turns texts into vectors; without one, recall uses words and keys only. */
-  embedder?: Embedder;
+  /**
+   * Turns texts into vectors. Default: {@link defaultEmbedder} (a static table in the wasm
+   * core, offline; its table loads on first use). `false`: no vectors — recall then uses
+   * words, keys and the graph only.
+   */
+  embedder?: Embedder | false;
   /** Exact token counting: the encoding and where its table comes from, or `false` for estimates only. */
   tokenizer?: { encoding?: EncodingName; table?: TableSource } | false;
   /** Core configuration overrides (see the core's `Config`). */
@@ -106,6 +111,7 @@ export class Engram {
   private readonly listeners = new Set<Listener>();
   private closed = false;
   private readonly learner: Learner;
+  private readonly embedder: Embedder | undefined;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -116,6 +122,7 @@ export class Engram {
     private readonly replica: number,
   ) {
     this.learner = new Learner(this.hooks());
+    this.embedder = opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined;
   }
 
   /** Open (or create) the memory of `opts.user`. */
@@ -149,7 +156,7 @@ export class Engram {
   private async load(): Promise<void> {
     // The store remembers which embedder made its vectors; another one is refused before
     // anything is replayed, with both names in the message.
-    const emb = this.opts.embedder;
+    const emb = this.embedder;
     const stored = await this.persistence.getMeta<{ id: string; dim: number }>("embedder");
     if (emb && stored && (stored.id !== emb.id || stored.dim !== emb.dimension)) {
       throw new EngramInputError(
@@ -417,9 +424,11 @@ export class Engram {
     const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text);
     const wanted = stored.flatMap((t, i) => (t !== null && !ms[i].embedding ? [i] : []));
     const vectors = new Map<number, Float32Array>();
-    if (this.opts.embedder && wanted.length) {
+    if (this.embedder && wanted.length) {
       const vs = await this.embedMany(wanted.map((i) => stored[i] as string));
-      wanted.forEach((i, j) => vectors.set(i, vs[j]));
+      wanted.forEach((i, j) => {
+        if (usable(vs[j])) vectors.set(i, vs[j]);
+      });
     }
     const now = this.now();
     return ms.map((m, i) => {
@@ -502,17 +511,18 @@ export class Engram {
   }
 
   private async embedOne(text: string): Promise<Float32Array | undefined> {
-    if (!this.opts.embedder) return undefined;
-    return (await this.embedMany([text]))[0];
+    if (!this.embedder) return undefined;
+    const v = (await this.embedMany([text]))[0];
+    return usable(v) ? v : undefined;
   }
 
   private async embedQuery(query: string): Promise<Float32Array | undefined> {
-    if (!this.opts.embedder || query.trim().length === 0) return undefined;
+    if (!this.embedder || query.trim().length === 0) return undefined;
     return this.embedOne(query);
   }
 
   private async embedMany(texts: string[]): Promise<Float32Array[]> {
-    const emb = this.opts.embedder;
+    const emb = this.embedder;
     if (!emb) return [];
     let out: Float32Array[];
     try {
@@ -523,6 +533,11 @@ export class Engram {
     if (out.length !== texts.length) throw new EngramIoError("EMBEDDER", `embedder ${emb.id} returned ${out.length} vectors for ${texts.length} texts`);
     return out;
   }
+}
+
+/** An all-zero vector is how an embedder says it cannot represent a text: store none. */
+function usable(v: Float32Array | undefined): v is Float32Array {
+  return v !== undefined && v.some((x) => x !== 0);
 }
 
 function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {

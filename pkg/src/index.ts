@@ -17,6 +17,7 @@ export { IndexedDbStorage } from "./storage/indexeddb.js";
 export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from "./storage/cloudflare.js";
 export type { Embedder } from "./embed/types.js";
 export { OpenAiEmbedder, type OpenAiEmbedderOptions } from "./embed/openai.js";
+export { StaticEmbedder, defaultEmbedder, DEFAULT_EMBED_TABLE } from "./embed/static.js";
 export { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
 export { EngramError, EngramInputError, EngramDataError, EngramFatalError, EngramIoError } from "./errors.js";
 export type * from "./types.js";

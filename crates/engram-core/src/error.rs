@@ -55,6 +55,10 @@ pub enum Error {
     #[error("tokenizer could not split the text: {0}")]
     Tokenize(String),
 
+    /// The embedding table could not be used.
+    #[error("embedding table error: {0}")]
+    EmbedTable(String),
+
     /// A sealed PII value could not be opened: wrong redaction key or altered data.
     #[error("cannot reveal redacted values: {0}")]
     RedactionKey(&'static str),
@@ -77,6 +81,7 @@ impl Error {
             Error::TokenTable(_) => "TOKEN_TABLE",
             Error::Tokenize(_) => "TOKENIZE",
             Error::RedactionKey(_) => "REDACTION_KEY",
+            Error::EmbedTable(_) => "EMBED_TABLE",
         }
     }
 

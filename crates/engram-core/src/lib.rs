@@ -23,6 +23,7 @@
 
 pub mod codec;
 pub mod decay;
+pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod extract;

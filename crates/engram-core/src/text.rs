@@ -24,9 +24,45 @@ pub fn content_hash(normalized: &str) -> u64 {
     h
 }
 
+/// Whether two texts that embed close together may be the same memory: the same numbers,
+/// the same polarity, and at least half of their terms shared. Embeddings — a static token
+/// table most of all — put "meeting at 3pm" next to "meeting at 4pm" and "likes X" next to
+/// "does not like X"; merging those would lose a memory.
+pub fn same_substance(a: &str, b: &str) -> bool {
+    if numbers(a) != numbers(b) || negated(a) != negated(b) {
+        return false;
+    }
+    let ta: std::collections::BTreeSet<String> = crate::lexical::terms::terms(a).into_iter().collect();
+    let tb: std::collections::BTreeSet<String> = crate::lexical::terms::terms(b).into_iter().collect();
+    let union = ta.union(&tb).count();
+    union == 0 || 2 * ta.intersection(&tb).count() >= union
+}
+
+fn numbers(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = text.split(|c: char| !c.is_numeric()).filter(|s| !s.is_empty()).collect();
+    out.sort_unstable();
+    out
+}
+
+fn negated(text: &str) -> bool {
+    const WORDS: &[&str] = &["not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "can't", "cannot", "nor", "without"];
+    let lower = text.to_lowercase();
+    lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|w| WORDS.contains(&w.replace('’', "'").as_str()))
+        || lower.contains(['不', '没', '别', '未', '非'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn different_numbers_polarity_or_words_are_different_memories() {
+        assert!(same_substance("User enjoys hiking in the Alps every summer", "Every summer the user goes hiking in the Alps"));
+        assert!(!same_substance("fact number 3 about bob's garden", "fact number 4 about bob's garden"));
+        assert!(!same_substance("User likes jazz", "User does not like jazz"));
+        assert!(!same_substance("用户喜欢爵士乐", "用户不喜欢爵士乐"));
+        assert!(!same_substance("Lives in Hangzhou near the lake", "Works in Beijing near the office"));
+    }
 
     #[test]
     fn case_spacing_and_final_punctuation_do_not_make_a_new_memory() {

@@ -6,10 +6,12 @@
 //! Every core error becomes a JS `Error` named `EngramError` with a stable `code`.
 //! The npm package `engram` (in `pkg/`) wraps this in an async, IO-owning SDK.
 
+mod embedder;
 mod engine;
 mod error;
 mod knowledge;
 mod tokens;
 
+pub use embedder::StaticEmbedder;
 pub use engine::Engine;
 pub use tokens::Tokenizer;

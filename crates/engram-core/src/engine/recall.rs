@@ -1,6 +1,6 @@
 //! The read path. Channels rank candidates independently — vectors (meaning), BM25
 //! (words), exact fact keys — and reciprocal-rank fusion combines ranks, not raw scores,
-//! because cosine and BM25 scores live on incomparable scales. Fused scores are then
+//! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank. Fused scores are then
 //! weighted by `importance × decay(age)`; expired, superseded and weak memories are
 //! dropped; texts already seen are skipped, preserving order.
 
@@ -124,6 +124,27 @@ impl From<Route> for RouteName {
     }
 }
 
+/// Cosines closer than this are a tie: below the int8 index's precision, and a static
+/// embedder scores texts that differ in one number within it ("fact 3" vs "fact 4").
+const VECTOR_TIE: f32 = 1e-3;
+/// BM25 scores within this fraction of each other are a tie.
+const LEXICAL_TIE: f32 = 1e-4;
+
+/// Competition ranks (1, 2, 2, 4) of hits sorted best first: a hit whose score is within
+/// the tie bound of the first hit of its group shares that hit's rank. Fusing ranks, two
+/// equal scores must not become ranks 2 and 7 by insertion order.
+fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32> {
+    let mut ranks = Vec::with_capacity(sorted.len());
+    let mut group = (1u32, f32::INFINITY);
+    for (i, &(_, score)) in sorted.iter().enumerate() {
+        if i == 0 || score < tie_floor(group.1) {
+            group = (i as u32 + 1, score);
+        }
+        ranks.push(group.0);
+    }
+    ranks
+}
+
 impl Engram {
     /// Recall the scope's user's memories relevant to `q` at time `now`.
     pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
@@ -148,12 +169,14 @@ impl Engram {
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors.as_ref()) {
-            for (rank, (slot, sim)) in ix.search(v, n, self.config.min_similarity, accept).into_iter().enumerate() {
-                parts.entry(slot).or_default().vector = Some((rank as u32 + 1, sim));
+            let found = ix.search(v, n, self.config.min_similarity, accept);
+            for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
+                parts.entry(*slot).or_default().vector = Some((rank, *sim));
             }
         }
-        for (rank, (slot, s)) in p.bm25.search(&q.text, n, accept).into_iter().enumerate() {
-            parts.entry(slot).or_default().lexical = Some((rank as u32 + 1, s));
+        let found = p.bm25.search(&q.text, n, accept);
+        for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
+            parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
         for (rank, slot) in key_channel(p, &q.text, &q.keys, n, accept).into_iter().enumerate() {
             parts.entry(slot).or_default().key = Some(rank as u32 + 1);
@@ -197,5 +220,18 @@ impl Engram {
             hits.push(Hit { record: rec.clone(), score, parts });
         }
         Ok(Recall { route: route_name, hits })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tied_ranks;
+
+    #[test]
+    fn equal_scores_share_a_rank_and_the_next_rank_counts_them() {
+        let hits = [(7, 0.9), (3, 0.9), (4, 0.8), (1, 0.8), (2, 0.5)];
+        assert_eq!(tied_ranks(&hits, |top| top - 1e-3), vec![1, 1, 3, 3, 5]);
+        let near = [(1, 0.8043), (2, 0.8041), (3, 0.8036), (4, 0.7)];
+        assert_eq!(tied_ranks(&near, |top| top - 1e-3), vec![1, 1, 1, 4]);
     }
 }

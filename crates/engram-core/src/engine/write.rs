@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
 use crate::pii::{scrub, Scrubbed};
-use crate::text::{content_hash, normalize};
+use crate::text::{content_hash, normalize, same_substance};
 use crate::vector::unit;
 
 const MAX_TAGS: usize = 32;
@@ -60,11 +60,14 @@ impl Engram {
             return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, None, now) });
         }
 
-        // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict).
+        // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict),
+        //    and only with the same numbers, polarity and most words (`same_substance`).
         if input.key.is_none() && input.replaces.is_none() && threshold <= 1.0 {
             if let (Some(v), Some(ix)) = (&embedding, part.vectors.as_ref()) {
                 let near = ix.search(v, 1, threshold, |s| {
-                    part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now))
+                    part.at(s).is_some_and(|r| {
+                        r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&text, &r.text)
+                    })
                 });
                 if let Some(&(slot, sim)) = near.first() {
                     return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, Some(sim), now) });

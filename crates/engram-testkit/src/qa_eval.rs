@@ -1,0 +1,108 @@
+//! The default embedder's retrieval evaluation: chatterbot-corpus questions (English and
+//! Chinese, data no one here wrote; exported by `scripts/distill/distill.py`), each to be
+//! answered by finding one of its answers among all answers — through the core's recall,
+//! with the vector channel alone, BM25 alone, and fused.
+
+use std::path::{Path, PathBuf};
+
+use engram_core::embed::StaticEmbedder;
+use engram_core::{ChannelWeights, Config, Engram, MemoryInput, RecallQuery, Scope};
+
+/// Where the committed table lives.
+pub fn default_table_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/embed/minilm-l6-v2-static-256.engemb")
+}
+
+/// Load the committed default table.
+pub fn load_default_table() -> StaticEmbedder {
+    let bytes = std::fs::read(default_table_path()).unwrap_or_else(|e| panic!("read the default table: {e}"));
+    StaticEmbedder::from_bytes(&bytes).unwrap_or_else(|e| panic!("load the default table: {e}"))
+}
+
+/// The question → answers task.
+pub struct QaTask {
+    pub answers: Vec<String>,
+    /// Each question with the indexes of its answers.
+    pub questions: Vec<(String, Vec<usize>)>,
+}
+
+/// Load `data/qa_chatterbot.tsv`.
+pub fn load_task() -> QaTask {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/qa_chatterbot.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut task = QaTask { answers: Vec::new(), questions: Vec::new() };
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f.as_slice() {
+            ["a", _, text, ..] => task.answers.push((*text).to_owned()),
+            ["q", _, text, gold] => task.questions.push(((*text).to_owned(), gold.split(',').filter_map(|g| g.parse().ok()).collect())),
+            _ => panic!("bad line in {}: {line:?}", path.display()),
+        }
+    }
+    task
+}
+
+/// Which channels a run uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Channels {
+    Vector,
+    Lexical,
+    /// Both, fused with these weights (vector, lexical).
+    Hybrid(f32, f32),
+}
+
+/// recall@1 and recall@10 over the task's questions.
+#[derive(Debug, Clone, Copy)]
+pub struct QaScore {
+    pub at1: f64,
+    pub at10: f64,
+}
+
+/// Run the task through the core's recall. `answer_vecs`/`question_vecs` come from
+/// `embedder` (computed once by the caller).
+pub fn evaluate(task: &QaTask, answer_vecs: &[Vec<f32>], question_vecs: &[Vec<f32>], channels: Channels) -> QaScore {
+    let (wv, wl) = match channels {
+        Channels::Vector => (1.0, 0.0),
+        Channels::Lexical => (0.0, 1.0),
+        Channels::Hybrid(v, l) => (v, l),
+    };
+    let config = Config {
+        dedup_threshold: 1.01, // distinct answers stay distinct
+        weights: ChannelWeights { vector: wv, lexical: wl, key: 0.0, graph: 0.0 },
+        min_similarity: -1.0,
+        ..Config::default()
+    };
+    let mut e = Engram::new(config, 1);
+    let s = Scope::user("eval", "qa");
+    let now = 1_764_000_000_000;
+    let mut id_of = Vec::new();
+    for (text, v) in task.answers.iter().zip(answer_vecs) {
+        let mut m = MemoryInput::fact(text.clone());
+        if v.iter().any(|x| *x != 0.0) {
+            m = m.with_embedding(v.clone()); // zeros: the table declined this text
+        }
+        let out = e.remember(&s, m, now).unwrap_or_else(|e| panic!("{e}"));
+        id_of.push(out.id);
+    }
+    let (mut hit1, mut hit10) = (0usize, 0usize);
+    for ((q, gold), qv) in task.questions.iter().zip(question_vecs) {
+        let mut query = RecallQuery::text(if channels == Channels::Vector { String::new() } else { q.clone() }).with_k(10);
+        query.force = true;
+        if channels != Channels::Lexical && qv.iter().any(|x| *x != 0.0) {
+            query.embedding = Some(qv.clone());
+        }
+        let hits = e.recall(&s, &query, now).unwrap_or_else(|e| panic!("{e}")).hits;
+        let rank = hits.iter().position(|h| gold.iter().any(|&g| id_of[g] == h.record.id));
+        hit1 += usize::from(rank == Some(0));
+        hit10 += usize::from(rank.is_some());
+    }
+    let n = task.questions.len() as f64;
+    QaScore { at1: hit1 as f64 / n, at10: hit10 as f64 / n }
+}
+
+/// Embed every answer and question of the task.
+pub fn embed_task(task: &QaTask, embedder: &StaticEmbedder) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let a = task.answers.iter().map(|t| embedder.embed(t)).collect();
+    let q = task.questions.iter().map(|(t, _)| embedder.embed(t)).collect();
+    (a, q)
+}

@@ -1,0 +1,92 @@
+/**
+ * The default embedder: a static token-embedding table distilled from all-MiniLM-L6-v2,
+ * run inside the wasm core — offline, no key, in every runtime. The table
+ * (`assets/minilm-l6-v2-static-256.engemb`, ~7.9 MB) is a separate asset loaded lazily on
+ * the first `embed` and shared by every instance in the process.
+ * @module
+ */
+import { loadCore, StaticEmbedderCore, type CoreStaticEmbedder } from "../core.js";
+import { EngramIoError, fromCore } from "../errors.js";
+import type { TableSource } from "../tokens.js";
+import type { Embedder } from "./types.js";
+
+/** The asset's file name; its id changes whenever the table does. */
+export const DEFAULT_EMBED_TABLE = "minilm-l6-v2-static-256.engemb";
+const DEFAULT_ID = "engram-static:minilm-l6-v2:256:v1";
+const DEFAULT_DIM = 256;
+
+let locator: () => Promise<Uint8Array> = async () => {
+  const url = new URL(`../../assets/${DEFAULT_EMBED_TABLE}`, import.meta.url);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot fetch ${url}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+};
+
+/** Entry points replace how the packaged table is found (Node reads the file). */
+export function setEmbedTableLocator(f: () => Promise<Uint8Array>): void {
+  locator = f;
+}
+
+let shared: Promise<CoreStaticEmbedder> | undefined;
+
+async function load(source: TableSource | undefined): Promise<CoreStaticEmbedder> {
+  const bytes =
+    source === undefined ? await locator()
+    : source instanceof Uint8Array ? source
+    : typeof source === "function" ? await source()
+    : new Uint8Array(await (await fetch(source)).arrayBuffer());
+  await loadCore();
+  try {
+    return StaticEmbedderCore.fromTableBytes(bytes);
+  } catch (e) {
+    throw fromCore(e);
+  }
+}
+
+/** An embedder backed by a static table in the wasm core. */
+export class StaticEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimension: number;
+  private table: Promise<CoreStaticEmbedder> | undefined;
+
+  /** With no `table`, the packaged default table (loaded once per process). */
+  constructor(private readonly opts: { table?: TableSource; id?: string; dimension?: number } = {}) {
+    this.id = opts.id ?? DEFAULT_ID;
+    this.dimension = opts.dimension ?? DEFAULT_DIM;
+  }
+
+  /** Resolves once the table is loaded (the first `embed` does this anyway). */
+  async ready(): Promise<void> {
+    await this.core();
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const core = await this.core();
+    const flat = core.embedMany(texts);
+    const d = this.dimension;
+    return texts.map((_, i) => flat.subarray(i * d, (i + 1) * d));
+  }
+
+  private core(): Promise<CoreStaticEmbedder> {
+    if (!this.table) {
+      const p = this.opts.table === undefined ? (shared ??= load(undefined)) : load(this.opts.table);
+      this.table = p.then(
+        (t) => {
+          if (t.dim !== this.dimension) throw new EngramIoError("EMBED_TABLE", `the table has ${t.dim} dimensions, expected ${this.dimension}`);
+          return t;
+        },
+        (e) => {
+          if (this.opts.table === undefined) shared = undefined;
+          this.table = undefined;
+          throw e instanceof Error && "code" in e ? e : new EngramIoError("EMBED_TABLE", `cannot load the embedding table: ${String(e)}`, { cause: e });
+        },
+      );
+    }
+    return this.table;
+  }
+}
+
+/** The default embedder (shared table). */
+export function defaultEmbedder(opts: { table?: TableSource } = {}): StaticEmbedder {
+  return new StaticEmbedder(opts);
+}
