@@ -57,3 +57,19 @@ fn operations_that_need_a_session_say_so() {
     assert_eq!(err.code(), "INVALID_INPUT");
     assert!(err.to_string().contains("session"));
 }
+
+#[test]
+fn a_question_turn_states_nothing_and_ranks_below_the_fact_that_answers_it() {
+    let mut e = engram_core::Engram::new(engram_core::Config::default(), 1);
+    let user = engram_core::Scope::user("t", "q");
+    let s = user.clone().with_session("s");
+    let now = 1_764_000_000_000;
+    let v = engram_testkit::embed::hashed_embedding("which language do i like", 32);
+    e.remember(&user, engram_core::MemoryInput::fact("Prefers Rust").with_key("user", "language"), now).expect("fact");
+    let mut t = engram_core::Turn::user("hello, which language do I like?");
+    t.embedding = Some(v.clone());
+    e.append_turn(&s, t, now).expect("turn");
+    let hits = e.recall(&user, &engram_core::RecallQuery::text("which language do I like").with_embedding(v), now).expect("recall").hits;
+    assert_eq!(hits[0].record.text, "Prefers Rust");
+    assert!(hits[1].record.importance < 0.3, "the question turn is kept, with a low importance");
+}

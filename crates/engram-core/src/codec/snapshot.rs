@@ -20,7 +20,7 @@ use crate::vector::unit;
 
 const WHAT: &str = "snapshot";
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct PartitionImage {
     user: UserKey,
     records: Vec<Record>,
@@ -66,6 +66,45 @@ impl Engram {
             pending: self.pending.clone(),
         };
         seal(SNAPSHOT_MAGIC, WHAT, &image)
+    }
+
+    /// The replicated state only — records (with embeddings), sessions, tombstones, graphs,
+    /// forgotten users — in a canonical order, without the clock, pending ops or config.
+    /// Two replicas that have applied the same ops have equal canonical states; sync tests
+    /// compare these bytes.
+    pub fn canonical_state(&self) -> Result<Vec<u8>> {
+        let (partitions, forgotten) = self.canonical_image();
+        postcard::to_allocvec(&(partitions, forgotten)).map_err(|e| Error::Decode { what: WHAT, reason: e.to_string() })
+    }
+
+    /// [`Engram::canonical_state`] as readable text, to show how two replicas differ.
+    pub fn canonical_state_text(&self) -> String {
+        format!("{:#?}", self.canonical_image())
+    }
+
+    fn canonical_image(&self) -> (Vec<PartitionImage>, Vec<(UserKey, Stamp)>) {
+        let partitions: Vec<PartitionImage> = self
+            .partitions
+            .values()
+            .map(|p| {
+                let mut tombstones: Vec<(String, Stamp)> = p.tombstones.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                tombstones.sort();
+                let mut records: Vec<Record> = p.iter().filter_map(|(s, _)| p.full_record(s)).collect();
+                records.sort_by(|a, b| a.id.cmp(&b.id));
+                PartitionImage {
+                    user: p.key.clone(),
+                    records,
+                    // An all-default session is the same as none (an entry made by a read
+                    // or a refused write).
+                    sessions: p.sessions.iter().filter(|(_, v)| **v != Session::default()).map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    tombstones,
+                    graph: p.graph.clone(),
+                }
+            })
+            .filter(|p| !(p.records.is_empty() && p.sessions.is_empty() && p.tombstones.is_empty() && p.graph.entities.is_empty()))
+            .collect();
+        let forgotten: Vec<(UserKey, Stamp)> = self.forgotten.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        (partitions, forgotten)
     }
 
     /// Rebuild an engine from [`Engram::snapshot`] bytes. The tokenizer is not part of a

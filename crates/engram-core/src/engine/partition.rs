@@ -30,6 +30,32 @@ pub struct Session {
     pub stamps: BTreeMap<String, Stamp>,
     /// Stamp of the last summary write.
     pub summary_stamp: Stamp,
+    /// Stamp of the last clear (expiry or end of the session): state written before it is
+    /// gone on every replica, whatever order the ops arrive in.
+    pub cleared: Stamp,
+}
+
+impl Session {
+    /// Insert a turn id keeping ids (stamp-ordered) sorted: every replica lists turns alike.
+    pub fn add_turn(&mut self, id: &str) {
+        if let Err(at) = self.turns.binary_search_by(|t| t.as_str().cmp(id)) {
+            self.turns.insert(at, id.to_owned());
+        }
+    }
+
+    /// Clear the state written before `stamp`, and refuse older writes from now on.
+    pub fn clear_before(&mut self, stamp: Stamp) {
+        self.cleared = self.cleared.max(stamp);
+        self.drop_before(stamp);
+    }
+
+    /// Drop state written before `stamp` (forgetting the user: the forget's own stamp
+    /// refuses older writes, so nothing is recorded here).
+    pub fn drop_before(&mut self, stamp: Stamp) {
+        let stamps = &mut self.stamps;
+        self.state.retain(|k, _| stamps.get(k).is_some_and(|s| *s > stamp));
+        stamps.retain(|_, s| *s > stamp);
+    }
 }
 
 /// What recall filters on, per slot, packed so that filtering 100k candidates touches
@@ -207,10 +233,31 @@ impl Partition {
     pub fn remove(&mut self, id: &str) -> Option<Record> {
         let slot = self.by_id.remove(id)?;
         let rec = self.detach(slot);
-        for s in self.sessions.values_mut() {
-            s.turns.retain(|t| t != id);
+        if rec.as_ref().is_some_and(|r| r.kind == Kind::Message) {
+            for s in self.sessions.values_mut() {
+                s.turns.retain(|t| t != id);
+            }
+            self.retouch();
         }
         rec
+    }
+
+    /// Recompute each session's `touched_at` from what it holds now — state stamps,
+    /// summary, clears, surviving turns — so that replicas agree after removals whatever
+    /// order the ops came in.
+    pub fn retouch(&mut self) {
+        let by_id = &self.by_id;
+        let records = &self.records;
+        for s in self.sessions.values_mut() {
+            let turn = s
+                .turns
+                .iter()
+                .filter_map(|t| by_id.get(t).and_then(|&slot| records[slot as usize].as_ref()))
+                .map(|r| r.stamp.wall_ms);
+            let state = s.stamps.values().map(|st| st.wall_ms);
+            let marks = [s.summary_stamp.wall_ms, s.cleared.wall_ms];
+            s.touched_at = turn.chain(state).chain(marks).max().unwrap_or(0);
+        }
     }
 
     /// Take the record out of `slot` and out of every index.

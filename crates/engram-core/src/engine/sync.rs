@@ -29,6 +29,8 @@ pub enum OpBody {
     GraphEdge { from: EntityRef, rel: String, to: EntityRef, present: bool, record: Option<String> },
     /// Set an entity attribute (last writer wins per attribute).
     GraphAttr { entity: EntityRef, attr: String, value: String },
+    /// Clear a session's state written before this op (expiry, end of session).
+    SessionClear { session: String },
 }
 
 /// One change, stamped by the replica that made it.
@@ -98,13 +100,23 @@ impl Engram {
         }
         match op.body {
             OpBody::ForgetUser => {
-                self.forgotten.insert(op.user.clone(), op.stamp);
+                let f = self.forgotten.entry(op.user.clone()).or_insert(op.stamp);
+                *f = (*f).max(op.stamp);
                 let Some(p) = self.partitions.get_mut(&op.user) else { return Ok(Applied::Changed) };
                 let doomed: Vec<String> = p.iter().filter(|(_, r)| r.stamp < op.stamp).map(|(_, r)| r.id.clone()).collect();
                 for id in doomed {
                     p.remove(&id);
                 }
-                p.sessions.clear();
+                let surviving: std::collections::BTreeSet<String> = p.iter().map(|(_, r)| r.id.clone()).collect();
+                for sess in p.sessions.values_mut() {
+                    sess.drop_before(op.stamp);
+                    sess.turns.retain(|t| surviving.contains(t));
+                    if sess.summary_stamp < op.stamp {
+                        sess.summary = None;
+                    }
+                }
+                p.sessions.retain(|_, s| !(s.state.is_empty() && s.turns.is_empty() && s.summary.is_none()));
+                p.retouch();
                 p.tombstones.retain(|_, s| *s > op.stamp);
                 p.graph.edges.retain(|_, e| e.stamp > op.stamp);
                 p.graph.attr_stamps.retain(|_, s| *s > op.stamp);
@@ -115,7 +127,7 @@ impl Engram {
                     let id = e.id.clone();
                     e.attributes.retain(|a, _| p.graph.attr_stamps.contains_key(&(id.clone(), a.clone())));
                 }
-                if p.is_empty() && p.graph.entities.is_empty() {
+                if p.is_empty() && p.graph.entities.is_empty() && p.sessions.is_empty() && p.tombstones.is_empty() {
                     self.partitions.remove(&op.user);
                 }
                 Ok(Applied::Changed)
@@ -123,7 +135,7 @@ impl Engram {
             OpBody::SessionSet { session, key, value } => {
                 let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
                 let sess = p.sessions.entry(session).or_default();
-                if sess.stamps.get(&key).is_some_and(|s| *s >= op.stamp) {
+                if op.stamp <= sess.cleared || sess.stamps.get(&key).is_some_and(|s| *s >= op.stamp) {
                     return Ok(Applied::Ignored);
                 }
                 sess.stamps.insert(key.clone(), op.stamp);
@@ -139,6 +151,16 @@ impl Engram {
                 }
                 sess.summary_stamp = op.stamp;
                 sess.summary = Some(text);
+                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
+                Ok(Applied::Changed)
+            }
+            OpBody::SessionClear { session } => {
+                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
+                let sess = p.sessions.entry(session).or_default();
+                if sess.cleared >= op.stamp {
+                    return Ok(Applied::Ignored);
+                }
+                sess.clear_before(op.stamp);
                 sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
                 Ok(Applied::Changed)
             }
@@ -186,12 +208,12 @@ impl Engram {
                 }
                 let session = rec.scope.session.clone().filter(|_| rec.kind == crate::model::Kind::Message);
                 let id = rec.id.clone();
+                let stamp = rec.stamp;
                 p.put(rec, &self.config);
                 if let Some(s) = session {
                     let sess = p.sessions.entry(s).or_default();
-                    if !sess.turns.contains(&id) {
-                        sess.turns.push(id);
-                    }
+                    sess.add_turn(&id);
+                    sess.touched_at = sess.touched_at.max(stamp.wall_ms);
                 }
                 Ok(Applied::Changed)
             }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::partition::{Partition, Session};
+use crate::engine::partition::Partition;
 use crate::engine::sync::{Op, OpBody};
 use crate::engine::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
@@ -49,6 +49,7 @@ impl Engram {
             None => None,
         };
         let (text, sealed) = self.scrub_turn_sealed(turn.text.trim());
+        let question = crate::extract::is_question(&text);
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
         let record = Record {
@@ -59,8 +60,13 @@ impl Engram {
             text,
             key: None,
             embedding,
-            // What the user says is worth more later than what the assistant said.
-            importance: if turn.role == Source::User { 0.4 } else { 0.25 },
+            // What the user states is worth more later than what the assistant said; a question
+            // states nothing (and would otherwise echo the very query that recalls it).
+            importance: match turn.role {
+                Source::User if question => 0.2,
+                Source::User => 0.4,
+                _ => 0.25,
+            },
             confidence: 1.0,
             source: turn.role,
             tags: Vec::new(),
@@ -81,8 +87,8 @@ impl Engram {
         let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
         let slot = part.put(record, &self.config);
         let sess = part.sessions.entry(session).or_default();
-        sess.turns.push(id.clone());
-        sess.touched_at = now;
+        sess.add_turn(&id);
+        sess.touched_at = sess.touched_at.max(stamp.wall_ms);
         if let Some(rec) = part.full_record(slot) {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
@@ -140,9 +146,13 @@ impl Engram {
         }
         let ttl = self.config.session_ttl_ms;
         let sess = self.partition_mut(scope)?.sessions.entry(session.clone()).or_default();
-        expire(sess, now, ttl);
-        if !sess.state.contains_key(key) && sess.state.len() >= MAX_STATE_KEYS {
+        let expired = !sess.state.is_empty() && now.saturating_sub(sess.touched_at) >= ttl;
+        if !expired && !sess.state.contains_key(key) && sess.state.len() >= MAX_STATE_KEYS {
             return Err(Error::invalid("key", format!("a session holds at most {MAX_STATE_KEYS} keys")));
+        }
+        if expired {
+            // Idle past its TTL: the old state goes — as an op, so every replica drops it.
+            self.clear_session(scope, &session, now)?;
         }
         let stamp = self.next_stamp(now);
         let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionSet { session, key: key.to_owned(), value: value.to_owned() } };
@@ -186,14 +196,22 @@ impl Engram {
         Ok(self.partition(scope)?.and_then(|p| p.sessions.get(session)).and_then(|s| s.summary.clone()))
     }
 
+    fn clear_session(&mut self, scope: &Scope, session: &str, now: Millis) -> Result<()> {
+        let stamp = self.next_stamp(now);
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionClear { session: session.to_owned() } };
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(())
+    }
+
     /// End a session: its state goes, and memories of the `Session` sensitivity tier made
     /// in it are deleted (as ops, so every replica deletes them). Turns stay as episodes.
     pub fn end_session(&mut self, scope: &Scope, now: Millis) -> Result<usize> {
         let session = scope.require_session()?.to_owned();
-        let Some(p) = self.partitions.get_mut(&scope.user_key()) else { return Ok(0) };
-        if let Some(s) = p.sessions.get_mut(&session) {
-            s.state.clear();
+        if self.partitions.get(&scope.user_key()).is_some_and(|p| p.sessions.get(&session).is_some_and(|s| !s.state.is_empty())) {
+            self.clear_session(scope, &session, now)?;
         }
+        let Some(p) = self.partitions.get_mut(&scope.user_key()) else { return Ok(0) };
         let doomed: Vec<String> = p
             .iter()
             .filter(|(_, r)| r.sensitivity == Sensitivity::Session && r.scope.session.as_deref() == Some(&session))
@@ -206,9 +224,4 @@ impl Engram {
     }
 }
 
-fn expire(sess: &mut Session, now: Millis, ttl: Millis) {
-    if now.saturating_sub(sess.touched_at) >= ttl {
-        sess.state.clear();
-        sess.stamps.clear();
-    }
-}
+

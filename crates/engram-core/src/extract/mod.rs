@@ -55,7 +55,7 @@ impl Extracted {
 pub const USER_ENTITY: &str = "user";
 
 /// True for a question: it asks, it does not tell ("what's my name?", "我叫什么？").
-fn is_question(s: &str) -> bool {
+pub(crate) fn is_question(s: &str) -> bool {
     let t = s.trim();
     t.ends_with(['?', '？']) || t.ends_with('吗') || t.ends_with("什么") || {
         let lower = t.to_lowercase();

@@ -51,7 +51,7 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Make sure an entity exists; a later, more specific kind replaces `"thing"`.
+    /// Make sure an entity exists (same name and kind on every replica, whatever the order).
     pub fn ensure(&mut self, name: &str, kind: &str) -> String {
         let id = norm(name);
         let e = self.entities.entry(id.clone()).or_insert_with(|| Entity {
@@ -60,8 +60,15 @@ impl Graph {
             kind: norm(kind),
             attributes: BTreeMap::new(),
         });
-        if e.kind == "thing" && kind != "thing" {
-            e.kind = norm(kind);
+        // Replicas may see names and kinds in any order: keep the same one everywhere —
+        // a specific kind over "thing", then the smallest, and the smallest display name.
+        let kind = norm(kind);
+        if kind != "thing" && (e.kind == "thing" || kind < e.kind) {
+            e.kind = kind;
+        }
+        let name = name.trim();
+        if name < e.name.as_str() {
+            e.name = name.to_owned();
         }
         id
     }
