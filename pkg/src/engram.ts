@@ -16,9 +16,10 @@
 import { Engine, loadCore, type CoreEngine, type CoreTokenizer } from "./core.js";
 import type { Embedder } from "./embed/types.js";
 import { defaultEmbedder } from "./embed/static.js";
+import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
-import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
+import { EngramError, EngramFatalError, EngramInputError, fromCore } from "./errors.js";
 import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
 import { MemoryStorage } from "./storage/memory.js";
@@ -111,7 +112,7 @@ export class Engram {
   private readonly listeners = new Set<Listener>();
   private closed = false;
   private readonly learner: Learner;
-  private readonly embedder: Embedder | undefined;
+  private readonly vectors: Vectors;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -122,7 +123,7 @@ export class Engram {
     private readonly replica: number,
   ) {
     this.learner = new Learner(this.hooks());
-    this.embedder = opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined;
+    this.vectors = new Vectors(opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined);
   }
 
   /** Open (or create) the memory of `opts.user`. */
@@ -156,7 +157,7 @@ export class Engram {
   private async load(): Promise<void> {
     // The store remembers which embedder made its vectors; another one is refused before
     // anything is replayed, with both names in the message.
-    const emb = this.embedder;
+    const emb = this.vectors.embedder;
     const stored = await this.persistence.getMeta<{ id: string; dim: number }>("embedder");
     if (emb && stored && (stored.id !== emb.id || stored.dim !== emb.dimension)) {
       throw new EngramInputError(
@@ -306,14 +307,14 @@ export class Engram {
   /** Recall memories relevant to `query`. Small talk returns no hits (route `"small-talk"`). */
   async recall(query: string, opts: RecallOptions = {}): Promise<Recall> {
     checkText(query, "query", true);
-    const vector = await this.embedQuery(query);
+    const vector = await this.vectors.query(query);
     return this.sync(() => this.engine.recall(this.scope, { text: query, ...opts }, vector, this.now()) as Recall);
   }
 
   /** The prompt context for `query` under an exact token budget, memories framed as untrusted data. */
   async buildContext(query: string, opts: ContextOptions = {}): Promise<Context> {
     checkText(query, "query", true);
-    const vector = await this.embedQuery(query);
+    const vector = await this.vectors.query(query);
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null };
     return this.sync(() => this.engine.buildContext(scope, req, vector, this.now()) as Context);
@@ -384,7 +385,7 @@ export class Engram {
     checkText(text, "text");
     return this.mutate("turn", async () => {
       const embed = this.opts.embedTurns ?? true;
-      const vector = embed ? await this.embedOne(this.engine.scrubTurn(text)) : undefined;
+      const vector = embed ? await this.vectors.one(this.engine.scrubTurn(text)) : undefined;
       const id = this.engine.appendTurn({ ...this.scope, session }, role, text, vector, this.now()) as string;
       return { value: id, ids: [id] };
     });
@@ -423,13 +424,8 @@ export class Engram {
   private async writeMany(ms: MemoryInput[]): Promise<WriteOutcome[]> {
     const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text);
     const wanted = stored.flatMap((t, i) => (t !== null && !ms[i].embedding ? [i] : []));
-    const vectors = new Map<number, Float32Array>();
-    if (this.embedder && wanted.length) {
-      const vs = await this.embedMany(wanted.map((i) => stored[i] as string));
-      wanted.forEach((i, j) => {
-        if (usable(vs[j])) vectors.set(i, vs[j]);
-      });
-    }
+    const vs = await this.vectors.many(wanted.map((i) => stored[i] as string));
+    const vectors = new Map(wanted.map((i, j) => [i, vs[j]]));
     const now = this.now();
     return ms.map((m, i) => {
       const { embedding, link: _l, ...plain } = m as MemoryInput & { link?: unknown };
@@ -509,35 +505,6 @@ export class Engram {
   private assertOpen(): void {
     if (this.closed) throw new EngramInputError("CLOSED", "this Engram instance is closed");
   }
-
-  private async embedOne(text: string): Promise<Float32Array | undefined> {
-    if (!this.embedder) return undefined;
-    const v = (await this.embedMany([text]))[0];
-    return usable(v) ? v : undefined;
-  }
-
-  private async embedQuery(query: string): Promise<Float32Array | undefined> {
-    if (!this.embedder || query.trim().length === 0) return undefined;
-    return this.embedOne(query);
-  }
-
-  private async embedMany(texts: string[]): Promise<Float32Array[]> {
-    const emb = this.embedder;
-    if (!emb) return [];
-    let out: Float32Array[];
-    try {
-      out = await emb.embed(texts);
-    } catch (e) {
-      throw e instanceof EngramError ? e : new EngramIoError("EMBEDDER", `embedder ${emb.id} failed: ${String(e)}`, { cause: e });
-    }
-    if (out.length !== texts.length) throw new EngramIoError("EMBEDDER", `embedder ${emb.id} returned ${out.length} vectors for ${texts.length} texts`);
-    return out;
-  }
-}
-
-/** An all-zero vector is how an embedder says it cannot represent a text: store none. */
-function usable(v: Float32Array | undefined): v is Float32Array {
-  return v !== undefined && v.some((x) => x !== 0);
 }
 
 function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {

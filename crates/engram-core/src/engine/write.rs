@@ -44,8 +44,9 @@ impl Engram {
         };
         let hash = content_hash(&normalize(&text));
         let threshold = self.config.dedup_threshold;
-        let policy = self.config.conflicts.clone();
-        let part = self.partition_mut(scope)?;
+        // Field borrows, not `partition_mut`: the policy is read while the partition is mutable.
+        let policy = &self.config.conflicts;
+        let part = self.partitions.entry(scope.user_key()).or_insert_with(|| Partition::new(scope.user_key()));
         if let Some(target) = &input.replaces {
             if !part.slot_of(target).and_then(|s| part.at(s)).is_some_and(Record::is_current) {
                 return Err(Error::invalid("replaces", format!("{target:?} is not a current memory of this user")));
