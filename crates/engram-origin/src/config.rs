@@ -1,0 +1,69 @@
+//! Configuration from the environment.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Everything the origin needs to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `MONGODB_URI`: any MongoDB connection string; TLS options (`tls=true`,
+    /// `tlsCAFile=…`, `tlsCertificateKeyFile=…`) go in the URI and are honoured by the driver.
+    pub mongodb_uri: String,
+    /// `ENGRAM_DB` (default `ai_agent_memory`).
+    pub database: String,
+    /// `ENGRAM_SECRET`: the HMAC key tokens are signed with (at least 32 bytes).
+    pub secret: Vec<u8>,
+    /// `ENGRAM_BIND` (default `127.0.0.1:8787`).
+    pub bind: SocketAddr,
+    /// `ENGRAM_MAX_BODY` bytes (default 8 MiB).
+    pub max_body: usize,
+    /// `ENGRAM_RATE_PER_SEC` sustained requests per user (default 50).
+    pub rate_per_sec: f64,
+    /// `ENGRAM_RATE_BURST` requests a user may send at once (default 200).
+    pub rate_burst: f64,
+    /// `ENGRAM_PULL_LIMIT`: most op batches one pull returns (default 200).
+    pub pull_limit: i64,
+    /// `ENGRAM_REPLICA`: this origin's replica id for the ops it makes itself (forget).
+    pub replica: u64,
+    /// `ENGRAM_SERVER_SELECTION_MS`: how long to wait for MongoDB per operation (default 5000).
+    pub server_selection: Duration,
+}
+
+/// A required variable is missing or a value does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// Read the configuration from the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Read the configuration through `get` (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let secret = get("ENGRAM_SECRET").ok_or_else(|| ConfigError("ENGRAM_SECRET is not set".into()))?;
+        if secret.len() < 32 {
+            return Err(ConfigError("ENGRAM_SECRET must be at least 32 bytes".into()));
+        }
+        let num = |k: &str, default: f64| -> Result<f64, ConfigError> {
+            match get(k) {
+                None => Ok(default),
+                Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| ConfigError(format!("{k} must be a positive number, got {v:?}"))),
+            }
+        };
+        let bind = get("ENGRAM_BIND").unwrap_or_else(|| "127.0.0.1:8787".into());
+        Ok(Config {
+            mongodb_uri: get("MONGODB_URI").unwrap_or_else(|| "mongodb://127.0.0.1:27017/".into()),
+            database: get("ENGRAM_DB").unwrap_or_else(|| "ai_agent_memory".into()),
+            secret: secret.into_bytes(),
+            bind: bind.parse().map_err(|_| ConfigError(format!("ENGRAM_BIND is not an address: {bind:?}")))?,
+            max_body: num("ENGRAM_MAX_BODY", 8.0 * 1024.0 * 1024.0)? as usize,
+            rate_per_sec: num("ENGRAM_RATE_PER_SEC", 50.0)?,
+            rate_burst: num("ENGRAM_RATE_BURST", 200.0)?,
+            pull_limit: num("ENGRAM_PULL_LIMIT", 200.0)? as i64,
+            replica: num("ENGRAM_REPLICA", 1.0)? as u64,
+            server_selection: Duration::from_millis(num("ENGRAM_SERVER_SELECTION_MS", 5000.0)? as u64),
+        })
+    }
+}

@@ -1,0 +1,63 @@
+//! `engram-origin` — run the server (configuration from the environment, see
+//! [`engram_origin::Config`]), or `engram-origin token <tenant> <user> [ttl-seconds]` to
+//! print a token signed with `ENGRAM_SECRET`.
+
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use engram_origin::{auth::Auth, Config};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let config = match Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("token") {
+        let (Some(tenant), Some(user)) = (args.get(1), args.get(2)) else {
+            eprintln!("usage: engram-origin token <tenant> <user> [ttl-seconds]");
+            return ExitCode::from(2);
+        };
+        let ttl: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3600);
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let key = engram_core::UserKey { tenant: tenant.clone(), user: user.clone() };
+        return match Auth::new(&config.secret).and_then(|a| a.mint(&key, now + ttl)) {
+            Ok(t) => {
+                println!("{t}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let state = match engram_origin::state(config.clone(), engram_origin::stderr_log()).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{{\"level\":\"error\",\"op\":\"start\",\"code\":\"{}\"}}", e.code());
+            return ExitCode::FAILURE;
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(config.bind).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("cannot bind {}: {e}", config.bind);
+            return ExitCode::FAILURE;
+        }
+    };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match engram_origin::serve(listener, state, shutdown).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("server error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! HTTP endpoints. Each request: token → user, rate limit for that user, then the
+//! operation, always scoped to that user. One structured log line per request.
+//!
+//! | method | path | body | answer |
+//! |---|---|---|---|
+//! | POST | `/v1/sync?after=<cursor>&limit=<n>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused` |
+//! | GET | `/v1/memories?after=<id>&limit=<n>&kind=<k>&history=<bool>` | | `{memories, next}` |
+//! | GET | `/v1/graph?from=<name>&rel=<rel>&depth=<1..4>` | | `{edges: [{depth, from, rel, to, record}]}` |
+//! | POST | `/v1/forget` | | `{stamp}` — forgets the token's user everywhere |
+//! | GET | `/healthz`, `/metrics` | | liveness with a MongoDB ping; Prometheus text |
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use crate::auth::Auth;
+use crate::config::Config;
+use crate::error::{ApiError, ApiResult};
+use crate::frames;
+use crate::limits::RateLimiter;
+use crate::store::{query::MAX_DEPTH, Store};
+use crate::telemetry::{Event, Telemetry};
+use engram_core::{encode_ops, Op, OpBody, Stamp, UserKey};
+
+/// Shared by every request.
+pub struct AppState {
+    pub store: Store,
+    pub auth: Auth,
+    pub limiter: RateLimiter,
+    pub telemetry: Telemetry,
+    pub config: Config,
+}
+
+/// The router with every endpoint.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/v1/sync", post(sync))
+        .route("/v1/memories", get(list))
+        .route("/v1/graph", get(graph))
+        .route("/v1/forget", post(forget))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(|| async { ApiError::BadRequest("no such endpoint".into()) })
+        .with_state(state)
+}
+
+type Counts = Vec<(&'static str, u64)>;
+
+/// Authenticate, rate-limit, run `f` for the token's user, log and count.
+async fn authed<F, Fut>(st: &AppState, op: &'static str, headers: &HeaderMap, f: F) -> Response
+where
+    F: FnOnce(UserKey) -> Fut,
+    Fut: Future<Output = ApiResult<(Response, Counts)>>,
+{
+    let started = Instant::now();
+    let mut ev = Event { op, ..Event::default() };
+    let result = async {
+        let user = st.auth.check(headers.get("authorization").and_then(|v| v.to_str().ok()))?;
+        ev.user = Some(user.clone());
+        st.limiter.take(&user, Instant::now()).map_err(ApiError::RateLimited)?;
+        f(user).await
+    }
+    .await;
+    let res = match result {
+        Ok((res, counts)) => {
+            ev.counts = counts;
+            res
+        }
+        Err(e) => {
+            ev.code = Some(e.code());
+            e.into_response()
+        }
+    };
+    ev.status = res.status().as_u16();
+    st.telemetry.record(&ev, started.elapsed());
+    res
+}
+
+/// Read a body up to the configured limit.
+async fn read_body(body: Body, declared: Option<usize>, max: usize) -> ApiResult<Vec<u8>> {
+    if declared.is_some_and(|n| n > max) {
+        return Err(ApiError::TooLarge(max));
+    }
+    axum::body::to_bytes(body, max).await.map(|b| b.to_vec()).map_err(|_| ApiError::TooLarge(max))
+}
+
+#[derive(Deserialize)]
+struct SyncParams {
+    after: Option<i64>,
+    limit: Option<i64>,
+}
+
+async fn sync(State(st): State<Arc<AppState>>, Query(p): Query<SyncParams>, headers: HeaderMap, body: Body) -> Response {
+    let state = st.clone();
+    let declared = headers.get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    authed(&st, "sync", &headers, |user| async move {
+        let bytes = read_body(body, declared, state.config.max_body).await?;
+        let pushed = frames::decode(&bytes)?;
+        let report = state.store.push(&user, pushed).await?;
+        let limit = p.limit.unwrap_or(state.config.pull_limit).clamp(1, state.config.pull_limit);
+        let page = state.store.pull(&user, p.after.unwrap_or(0).max(0), limit).await?;
+        let pulled = page.frames.len() as u64;
+        let mut res = (StatusCode::OK, frames::encode(&page.frames)).into_response();
+        let h = res.headers_mut();
+        for (name, value) in [
+            ("content-type", "application/x-engram-sync".to_owned()),
+            ("x-engram-cursor", page.cursor.to_string()),
+            ("x-engram-more", u8::from(page.more).to_string()),
+            ("x-engram-stored", report.stored.to_string()),
+            ("x-engram-duplicates", report.duplicates.to_string()),
+            ("x-engram-refused", report.refused.to_string()),
+        ] {
+            if let Ok(v) = value.parse() {
+                h.insert(name, v);
+            }
+        }
+        Ok((res, vec![("ops_pushed", report.ops), ("batches_pushed", report.stored), ("batches_duplicate", report.duplicates), ("ops_refused", report.refused), ("batches_pulled", pulled), ("bytes_in", bytes.len() as u64)]))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    after: Option<String>,
+    limit: Option<i64>,
+    kind: Option<String>,
+    history: Option<bool>,
+}
+
+async fn list(State(st): State<Arc<AppState>>, Query(p): Query<ListParams>, headers: HeaderMap) -> Response {
+    let state = st.clone();
+    authed(&st, "list", &headers, |user| async move {
+        let limit = p.limit.unwrap_or(50);
+        if !(1..=500).contains(&limit) {
+            return Err(ApiError::BadRequest("limit must be 1..=500".into()));
+        }
+        let page = state.store.list(&user, p.after.as_deref(), limit, p.kind.as_deref(), p.history.unwrap_or(false)).await?;
+        let n = page.memories.len() as u64;
+        Ok((Json(page).into_response(), vec![("records_listed", n)]))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct GraphParams {
+    from: String,
+    rel: Option<String>,
+    depth: Option<u32>,
+}
+
+async fn graph(State(st): State<Arc<AppState>>, Query(p): Query<GraphParams>, headers: HeaderMap) -> Response {
+    let state = st.clone();
+    authed(&st, "graph", &headers, |user| async move {
+        let depth = p.depth.unwrap_or(2);
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(ApiError::BadRequest(format!("depth must be 1..={MAX_DEPTH}")));
+        }
+        if p.from.trim().is_empty() {
+            return Err(ApiError::BadRequest("from must name an entity".into()));
+        }
+        let edges = state.store.graph(&user, &p.from, p.rel.as_deref(), depth).await?;
+        let n = edges.len() as u64;
+        Ok((Json(serde_json::json!({ "edges": edges })).into_response(), vec![("edges", n)]))
+    })
+    .await
+}
+
+async fn forget(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let state = st.clone();
+    authed(&st, "forget", &headers, |user| async move {
+        // After every op of the user the origin has seen, and not before now.
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        let newest = state.store.newest_stamp(&user).await?;
+        let wall = newest.map_or(now, |s| now.max(s.wall_ms + 1));
+        let stamp = Stamp { wall_ms: wall, counter: 0, replica: state.config.replica };
+        let op = Op { user: user.clone(), stamp, body: OpBody::ForgetUser };
+        let frame = frames::Frame { id: format!("origin-forget-{wall}-{}", state.config.replica), ops: encode_ops(&[op])? };
+        state.store.push(&user, vec![frame]).await?;
+        Ok((Json(serde_json::json!({ "forgotten": true, "stamp": stamp })).into_response(), vec![("users_forgotten", 1)]))
+    })
+    .await
+}
+
+async fn healthz(State(st): State<Arc<AppState>>) -> Response {
+    match st.store.ping().await {
+        Ok(()) => Json(serde_json::json!({ "ok": true })).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    ([("content-type", "text/plain; version=0.0.4")], st.telemetry.prometheus()).into_response()
+}

@@ -1,0 +1,280 @@
+//! The views kept from accepted ops: `memories`, `relations`, `entities`,
+//! `session_memories` and `user_profiles`. Every write is conditional on the stamp
+//! (last writer wins, as in the core), so applying a batch twice or out of order gives
+//! the same documents.
+
+use mongodb::bson::{doc, Bson, DateTime, Document};
+
+use futures_util::TryStreamExt;
+
+use super::{owner, stamp_key, Store};
+use crate::error::{ApiError, ApiResult};
+use engram_core::graph::norm;
+use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
+
+/// History entries kept per session document (the core keeps the full turns).
+const HISTORY_CAP: i32 = 200;
+/// Statements per `update` command.
+const CHUNK: usize = 500;
+
+/// Statements for one collection's `update` command.
+#[derive(Default)]
+struct Updates {
+    statements: Vec<Document>,
+}
+
+impl Updates {
+    /// `u` applied where `q` matches, inserting when nothing does. A stamp condition in
+    /// `q` that fails on an existing document makes the insert hit the unique index: that
+    /// duplicate-key error means "an equal or newer write is already there".
+    fn upsert(&mut self, q: Document, u: Document) {
+        self.statements.push(doc! { "q": q, "u": u, "upsert": true });
+    }
+    fn update(&mut self, q: Document, u: Document, multi: bool) {
+        self.statements.push(doc! { "q": q, "u": u, "multi": multi });
+    }
+}
+
+/// Match documents whose `field` is missing or older than `stamp`.
+fn older(field: &str, stamp: &str) -> Document {
+    doc! { "$or": [ { field: { "$exists": false } }, { field: { "$lt": stamp } } ] }
+}
+
+/// A session-state key as a field name: `.`, `$` and `%` would be paths or operators.
+pub(crate) fn field_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for c in key.chars() {
+        match c {
+            '.' | '$' | '%' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        "%00".into()
+    } else {
+        out
+    }
+}
+
+fn date(ms: i64) -> DateTime {
+    DateTime::from_millis(ms)
+}
+
+fn record_doc(r: &Record, seq: i64) -> Document {
+    doc! {
+        "seq": seq,
+        "stamp": stamp_key(r.stamp),
+        "deleted": false,
+        "kind": r.kind.as_str(),
+        "layer": format!("{:?}", r.layer).to_lowercase(),
+        "text": &r.text,
+        "key": r.key.as_ref().map_or(Bson::Null, |k| Bson::Document(doc! { "subject": &k.subject, "attribute": &k.attribute })),
+        "importance": r.importance as f64,
+        "confidence": r.confidence as f64,
+        "source": r.source.as_str(),
+        "tags": r.tags.clone(),
+        "agent": r.scope.agent.clone(),
+        "session": r.scope.session.clone(),
+        "created_at": date(r.created_at),
+        "updated_at": date(r.updated_at),
+        "valid_from": date(r.valid_from),
+        "valid_to": r.valid_to.map(date),
+        "superseded_by": r.superseded_by.clone(),
+        "expires_at": r.expires_at.map(date),
+        "sensitivity": format!("{:?}", r.sensitivity).to_lowercase(),
+        "pending_review": r.pending_review,
+        "has_embedding": r.embedding.is_some(),
+        "sealed_values": r.sealed.len() as i64,
+    }
+}
+
+impl Store {
+    /// Bring the views up to date with accepted `ops` (batch number `seq`).
+    pub(super) async fn materialize(&self, user: &UserKey, seq: i64, ops: &[Op]) -> ApiResult<()> {
+        let (mut memories, mut relations, mut entities, mut sessions) = (Updates::default(), Updates::default(), Updates::default(), Updates::default());
+        let mut profile_dirty = false;
+        let who = owner(user);
+        let with = |extra: Document| -> Document {
+            let mut d = who.clone();
+            d.extend(extra);
+            d
+        };
+        let session_q = |s: &str| with(doc! { "session_id": s });
+        let ensure_session = |u: &mut Updates, s: &str, stamp: &str, wall: i64| {
+            u.upsert(
+                session_q(s),
+                doc! {
+                    "$setOnInsert": { "start_time": date(wall), "context": { "state": {}, "conversation_history": [] } },
+                    "$max": { "last_activity": date(wall), "stamp": stamp },
+                },
+            );
+        };
+        for op in ops {
+            let s = stamp_key(op.stamp);
+            match &op.body {
+                OpBody::Upsert(r) => {
+                    let rs = stamp_key(r.stamp);
+                    memories.upsert(with(doc! { "id": &r.id, "stamp": { "$lt": &rs } }), doc! { "$set": record_doc(r, seq) });
+                    profile_dirty |= matches!(r.kind, Kind::Fact | Kind::Preference);
+                    if let (Kind::Message, Some(sess)) = (r.kind, &r.scope.session) {
+                        ensure_session(&mut sessions, sess, &rs, r.created_at);
+                        let role = if r.source == Source::Assistant { "assistant" } else { "user" };
+                        let entry = doc! { "id": &r.id, "role": role, "content": &r.text, "timestamp": date(r.created_at), "stamp": &rs };
+                        sessions.update(
+                            with(doc! { "session_id": sess, "context.conversation_history.id": { "$ne": &r.id } }),
+                            doc! {
+                                "$push": { "context.conversation_history": { "$each": [entry], "$slice": -HISTORY_CAP } },
+                                "$inc": { "metadata.turns": 1i64 },
+                            },
+                            false,
+                        );
+                    }
+                }
+                OpBody::Delete { id } => {
+                    memories.upsert(
+                        with(doc! { "id": id, "stamp": { "$lt": &s } }),
+                        doc! {
+                            "$set": { "seq": seq, "stamp": &s, "deleted": true },
+                            "$unset": { "text": "", "key": "", "tags": "", "kind": "" },
+                        },
+                    );
+                    sessions.update(who.clone(), doc! { "$pull": { "context.conversation_history": { "id": id } } }, true);
+                    profile_dirty = true;
+                }
+                OpBody::ForgetUser => profile_dirty = true,
+                OpBody::GraphEdge { from, rel, to, present, record } => {
+                    relations.upsert(
+                        with(doc! { "from": norm(&from.name), "rel": norm(rel), "to": norm(&to.name), "stamp": { "$lt": &s } }),
+                        doc! { "$set": {
+                            "present": *present, "record": record.clone(), "seq": seq, "stamp": &s,
+                            "from_name": from.name.trim(), "from_kind": norm(&from.kind),
+                            "to_name": to.name.trim(), "to_kind": norm(&to.kind),
+                        } },
+                    );
+                }
+                OpBody::GraphAttr { entity, attr, value } => {
+                    entities.upsert(
+                        with(doc! { "entity": norm(&entity.name), "attr": attr, "stamp": { "$lt": &s } }),
+                        doc! { "$set": { "value": value, "name": entity.name.trim(), "kind": norm(&entity.kind), "stamp": &s } },
+                    );
+                }
+                OpBody::SessionSet { session, key, value } => {
+                    ensure_session(&mut sessions, session, &s, op.stamp.wall_ms);
+                    let k = field_key(key);
+                    sessions.update(
+                        with(doc! { "session_id": session, "$and": [older(&format!("stamps.{k}"), &s), older("cleared", &s)] }),
+                        doc! { "$set": { format!("context.state.{k}"): value, format!("stamps.{k}"): &s } },
+                        false,
+                    );
+                }
+                OpBody::SessionSummary { session, text } => {
+                    ensure_session(&mut sessions, session, &s, op.stamp.wall_ms);
+                    sessions.update(
+                        with(doc! { "session_id": session, "$and": [older("summary_stamp", &s)] }),
+                        doc! { "$set": { "context.summary": text, "summary_stamp": &s } },
+                        false,
+                    );
+                }
+                OpBody::SessionClear { session } => {
+                    ensure_session(&mut sessions, session, &s, op.stamp.wall_ms);
+                    sessions.update(
+                        with(doc! { "session_id": session, "$and": [older("cleared", &s)] }),
+                        doc! { "$set": { "cleared": &s, "context.state": {}, "stamps": {} } },
+                        false,
+                    );
+                }
+            }
+        }
+        self.run_updates("memories", memories, false).await?;
+        self.run_updates("relations", relations, false).await?;
+        self.run_updates("entities", entities, false).await?;
+        self.run_updates("session_memories", sessions, true).await?;
+        if profile_dirty {
+            self.rebuild_profile(user).await?;
+        }
+        Ok(())
+    }
+
+    /// Run statements as `update` commands; a duplicate key means a newer write won.
+    async fn run_updates(&self, coll: &str, updates: Updates, ordered: bool) -> ApiResult<()> {
+        for chunk in updates.statements.chunks(CHUNK) {
+            let reply = self.db.run_command(doc! { "update": coll, "updates": chunk.to_vec(), "ordered": ordered }).await?;
+            if let Ok(errors) = reply.get_array("writeErrors") {
+                for e in errors {
+                    let code = e.as_document().and_then(|d| d.get("code")).and_then(Bson::as_i32).unwrap_or(0);
+                    if code != 11000 {
+                        return Err(ApiError::Storage(format!("update {coll} failed with code {code}")));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Derive `user_profiles` from the user's current facts and preferences.
+    async fn rebuild_profile(&self, user: &UserKey) -> ApiResult<()> {
+        let mut q = owner(user);
+        q.extend(doc! { "deleted": false, "kind": { "$in": ["fact", "preference"] }, "valid_to": Bson::Null, "superseded_by": Bson::Null, "pending_review": false });
+        let docs: Vec<Document> = self.coll("memories").find(q).sort(doc! { "id": 1 }).await?.try_collect().await?;
+        if docs.is_empty() {
+            self.coll("user_profiles").delete_one(owner(user)).await?;
+            return Ok(());
+        }
+        let (mut facts, mut preferences, mut keyed) = (Vec::new(), Vec::new(), Document::new());
+        for d in &docs {
+            let text = d.get_str("text").unwrap_or_default().to_owned();
+            if let Ok(k) = d.get_document("key") {
+                if let (Ok(s), Ok(a)) = (k.get_str("subject"), k.get_str("attribute")) {
+                    keyed.insert(field_key(&format!("{s}/{a}")), &text);
+                }
+            }
+            if d.get_str("kind").ok() == Some("preference") {
+                preferences.push(text);
+            } else {
+                facts.push(text);
+            }
+        }
+        let mut profile = owner(user);
+        profile.extend(doc! {
+            "updated_at": DateTime::now(),
+            "knowledge_base": { "learned_facts": facts, "preferences": preferences, "by_key": keyed },
+        });
+        self.coll("user_profiles").replace_one(owner(user), profile).upsert(true).await?;
+        Ok(())
+    }
+
+    /// Remove from every view what `user` wrote before the stamp `key`.
+    pub(super) async fn forget_views(&self, user: &UserKey, key: &str) -> ApiResult<()> {
+        let mut older_than = owner(user);
+        older_than.insert("stamp", doc! { "$lt": key });
+        for coll in ["memories", "relations", "entities", "session_memories"] {
+            self.coll(coll).delete_many(older_than.clone()).await?;
+        }
+        // Sessions touched after the forget keep only what is newer than it.
+        let survivors: Vec<Document> = self.coll("session_memories").find(owner(user)).await?.try_collect().await?;
+        for d in survivors {
+            let stamps = d.get_document("stamps").cloned().unwrap_or_default();
+            let state = d.get_document("context").ok().and_then(|c| c.get_document("state").ok()).cloned().unwrap_or_default();
+            let (mut keep_state, mut keep_stamps) = (Document::new(), Document::new());
+            for (k, st) in stamps.iter() {
+                if st.as_str().is_some_and(|s| s >= key) {
+                    keep_stamps.insert(k, st.clone());
+                    if let Some(v) = state.get(k) {
+                        keep_state.insert(k, v.clone());
+                    }
+                }
+            }
+            let mut set = doc! { "context.state": keep_state, "stamps": keep_stamps };
+            if d.get_str("summary_stamp").is_ok_and(|s| s < key) {
+                set.insert("context.summary", Bson::Null);
+            }
+            self.coll("session_memories")
+                .update_one(
+                    doc! { "_id": d.get("_id").cloned().unwrap_or(Bson::Null) },
+                    doc! { "$set": set, "$pull": { "context.conversation_history": { "stamp": { "$lt": key } } } },
+                )
+                .await?;
+        }
+        self.rebuild_profile(user).await
+    }
+}
