@@ -22,6 +22,7 @@ import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
 import { EngramError, EngramFatalError, EngramInputError, fromCore } from "./errors.js";
 import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
+import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncOptions, type SyncReport } from "./sync/client.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { StorageAdapter } from "./storage/types.js";
 import { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
@@ -65,6 +66,12 @@ export interface OpenOptions {
    * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
    */
   redactionKey?: Uint8Array;
+  /**
+   * Sync with an engram origin: local changes are kept in a persisted outbox until the
+   * origin accepts them, and changes from the user's other devices are pulled and applied.
+   * Background by default; {@link Engram.sync} syncs now.
+   */
+  sync?: SyncOptions;
 }
 
 /** Options of {@link Engram.recall}. */
@@ -87,7 +94,7 @@ export interface ContextOptions {
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull";
   ids: string[];
 }
 
@@ -98,7 +105,8 @@ export interface ErrorEvent {
   error: EngramError;
 }
 
-type Listener = (e: ChangeEvent | ErrorEvent) => void;
+type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent;
+type Listener = (e: AnyEvent) => void;
 
 
 const MAX_TEXT = 32 * 1024;
@@ -113,6 +121,7 @@ export class Engram {
   private closed = false;
   private readonly learner: Learner;
   private readonly vectors: Vectors;
+  private syncClient: SyncClient | undefined;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -137,9 +146,12 @@ export class Engram {
     const storage = opts.storage ?? new MemoryStorage();
     const prefix = opts.namespace ?? `engram/${tenant}/${opts.user}/`;
     const persistence = new Persistence(storage, prefix, opts.compactEvery ?? 100);
+    persistence.outbox = opts.sync !== undefined;
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica);
+    if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
     await e.load();
+    e.syncClient?.start();
     if (opts.tokenizer !== false) {
       const t = opts.tokenizer ?? {};
       e.tokenizerLoad = loadTokenizer(t.encoding ?? "o200k_base", t.table).then(
@@ -180,7 +192,7 @@ export class Engram {
       throw fromCore(e);
     }
     if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
-    if (this.opts.redactionKey) this.sync(() => this.engine.setRedactionKey(this.opts.redactionKey));
+    if (this.opts.redactionKey) this.call(() => this.engine.setRedactionKey(this.opts.redactionKey));
   }
 
   /** Resolves when the exact token table is loaded; rejects if it cannot be. */
@@ -194,7 +206,7 @@ export class Engram {
 
   /** Count tokens: exact once the table is loaded, an estimate before (and says which). */
   countTokens(text: string): TokenCount {
-    return this.sync(() => this.engine.countTokens(text) as TokenCount);
+    return this.call(() => this.engine.countTokens(text) as TokenCount);
   }
 
   /** Subscribe to change events; returns the unsubscribe function. */
@@ -237,7 +249,7 @@ export class Engram {
     for (const t of turns) {
       ids.push(await this._appendTurn(opts.session, t.role, t.text));
       if (t.role === "user") {
-        const found = this.sync(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
+        const found = this.call(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
         for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
       }
     }
@@ -280,7 +292,7 @@ export class Engram {
 
   /** A memory's text with its sealed PII opened by the user's 32-byte `key`. */
   reveal(id: string, key: Uint8Array): string {
-    return this.sync(() => this.engine.reveal(this.scope, id, key));
+    return this.call(() => this.engine.reveal(this.scope, id, key));
   }
 
   /** Add (or with `{ present: false }` remove) the relation `from —rel→ to` in this user's graph. */
@@ -301,14 +313,14 @@ export class Engram {
 
   /** Answer a named graph template. */
   graph(query: GraphQuery): GraphAnswer {
-    return this.sync(() => this.engine.graphQuery(this.scope, query) as GraphAnswer);
+    return this.call(() => this.engine.graphQuery(this.scope, query) as GraphAnswer);
   }
 
   /** Recall memories relevant to `query`. Small talk returns no hits (route `"small-talk"`). */
   async recall(query: string, opts: RecallOptions = {}): Promise<Recall> {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
-    return this.sync(() => this.engine.recall(this.scope, { text: query, ...opts }, vector, this.now()) as Recall);
+    return this.call(() => this.engine.recall(this.scope, { text: query, ...opts }, vector, this.now()) as Recall);
   }
 
   /** The prompt context for `query` under an exact token budget, memories framed as untrusted data. */
@@ -317,7 +329,7 @@ export class Engram {
     const vector = await this.vectors.query(query);
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null };
-    return this.sync(() => this.engine.buildContext(scope, req, vector, this.now()) as Context);
+    return this.call(() => this.engine.buildContext(scope, req, vector, this.now()) as Context);
   }
 
   /** Working memory of one session. */
@@ -328,12 +340,12 @@ export class Engram {
 
   /** Everything remembered about this user (transparency), oldest first. */
   async list(filter: ListFilter = {}): Promise<MemoryRecord[]> {
-    return this.sync(() => this.engine.list(this.scope, filter, this.now()) as MemoryRecord[]);
+    return this.call(() => this.engine.list(this.scope, filter, this.now()) as MemoryRecord[]);
   }
 
   /** How many records are stored for this user. */
   count(): number {
-    return this.sync(() => this.engine.count(this.scope));
+    return this.call(() => this.engine.count(this.scope));
   }
 
   /** Delete one memory; false when it did not exist. */
@@ -348,14 +360,14 @@ export class Engram {
 
   /** The engine's state as bytes (versioned, checksummed). */
   exportSnapshot(): Uint8Array {
-    return this.sync(() => this.engine.snapshot());
+    return this.call(() => this.engine.snapshot());
   }
 
   /** Replace the state with a snapshot; persisted as a new snapshot generation. */
   async importSnapshot(bytes: Uint8Array): Promise<void> {
     if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
     await this.mutate("import", async () => {
-      const next = this.sync(() => Engine.fromSnapshot(bytes));
+      const next = this.call(() => Engine.fromSnapshot(bytes));
       this.engine.free();
       this.engine = next;
       if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
@@ -373,8 +385,25 @@ export class Engram {
     });
   }
 
+  /**
+   * Sync with the origin now: push every local change it has not accepted, pull and apply
+   * the user's changes from elsewhere. Rejects with an `EngramIoError` (`SYNC_NETWORK`,
+   * `SYNC_UNAVAILABLE`, `SYNC_UNAUTHORIZED`, …); nothing is lost on failure — run it again.
+   */
+  async sync(): Promise<SyncReport> {
+    this.assertOpen();
+    if (!this.syncClient) throw new EngramInputError("INVALID_INPUT", "open({ sync: { url, token } }) to sync");
+    return this.syncClient.sync();
+  }
+
+  /** Local change batches not yet accepted by the origin. */
+  async pendingSync(): Promise<number> {
+    return (await this.persistence.pendingOutbox(Number.MAX_SAFE_INTEGER)).length;
+  }
+
   /** Release the wasm memory of this instance. */
   async close(): Promise<void> {
+    await this.syncClient?.stop();
     await this.learner.idle();
     await this.queue.catch(() => undefined);
     if (!this.closed) this.engine.free();
@@ -391,7 +420,7 @@ export class Engram {
     });
   }
   /** @internal */ async _recentTurns(session: string, n?: number): Promise<MemoryRecord[]> {
-    return this.sync(() => this.engine.recentTurns({ ...this.scope, session }, n) as MemoryRecord[]);
+    return this.call(() => this.engine.recentTurns({ ...this.scope, session }, n) as MemoryRecord[]);
   }
   /** @internal */ async _sessionSet(session: string, key: string, value: string): Promise<void> {
     await this.mutate("session", async () => {
@@ -400,7 +429,7 @@ export class Engram {
     });
   }
   /** @internal */ async _sessionState(session: string): Promise<Record<string, string>> {
-    return this.sync(() => this.engine.sessionState({ ...this.scope, session }, this.now()) as Record<string, string>);
+    return this.call(() => this.engine.sessionState({ ...this.scope, session }, this.now()) as Record<string, string>);
   }
   /** @internal */ async _setSummary(session: string, text: string): Promise<void> {
     checkText(text, "summary");
@@ -436,14 +465,35 @@ export class Engram {
   /** What the learner may do: read current memories, and write a validated batch atomically. */
   private hooks() {
     return {
-      shown: () => this.sync(() => this.engine.list(this.scope, {}, this.now()) as MemoryRecord[]),
+      shown: () => this.call(() => this.engine.list(this.scope, {}, this.now()) as MemoryRecord[]),
       apply: (type: "learn", f: Parameters<LearnerHooks["apply"]>[1]) =>
         this.mutate(type, () => f(this.engine, this.scope, (ms) => this.writeMany(ms), this.now())),
       emit: (e: ErrorEvent) => this.emit(e),
     };
   }
 
-  private emit(event: ChangeEvent | ErrorEvent): void {
+  /** What the sync client may do: read the outbox and cursor, apply received batches. */
+  private syncHooks() {
+    return {
+      replica: this.replica,
+      outbox: (max: number) => this.persistence.pendingOutbox(max),
+      accepted: (seqs: number[]) => this.persistence.dropOutbox(seqs),
+      cursor: async () => (await this.persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
+      setCursor: (cursor: number) => this.persistence.putMeta("sync", { cursor }),
+      apply: (batches: Uint8Array[]) =>
+        this.mutate("pull", async () => {
+          let n = 0;
+          for (const b of batches) {
+            n += this.engine.applyOps(b);
+            await this.persistence.append(this.engine, b);
+          }
+          return { value: n, ids: [] };
+        }),
+      emit: (e: SyncEvent | SyncErrorEvent) => this.emit(e),
+    };
+  }
+
+  private emit(event: AnyEvent): void {
     for (const l of this.listeners) {
       try {
         l(event);
@@ -458,7 +508,7 @@ export class Engram {
   }
 
   /** Run a read against the core, mapping errors (and recovering from a trap). */
-  private sync<T>(f: () => T): T {
+  private call<T>(f: () => T): T {
     this.assertOpen();
     try {
       return f();
@@ -481,6 +531,7 @@ export class Engram {
       }
       await this.persistence.flush(this.engine);
       this.emit({ type, ids: result.ids });
+      if (type !== "pull") this.syncClient?.poke();
       return result.value;
     };
     const p = this.queue.then(run, run);

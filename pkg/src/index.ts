@@ -11,6 +11,8 @@ export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor
 export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./extract/operations.js";
 export type { LearnReport } from "./learn.js";
 export { Session } from "./session.js";
+export type { SyncOptions, SyncReport, SyncEvent, SyncErrorEvent } from "./sync/client.js";
+export { encodeFrames, decodeFrames, type Frame } from "./sync/frames.js";
 export type { StorageAdapter } from "./storage/types.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDbStorage } from "./storage/indexeddb.js";

@@ -19,9 +19,17 @@ export interface OpenReport {
   corrupt: string[];
 }
 
+/** A local op batch not yet accepted by the origin. */
+export interface OutboxBatch {
+  seq: number;
+  bytes: Uint8Array;
+}
+
 export class Persistence {
   private nextSeq = 1;
   private batchesSinceSnapshot = 0;
+  /** Keep every local batch in `outbox/` until the origin accepts it (sync enabled). */
+  outbox = false;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -32,8 +40,8 @@ export class Persistence {
   private key(name: string): string {
     return `${this.prefix}${name}`;
   }
-  private opKey(seq: number): string {
-    return this.key(`ops/${String(seq).padStart(SEQ_DIGITS, "0")}`);
+  private opKey(seq: number, dir = "ops"): string {
+    return this.key(`${dir}/${String(seq).padStart(SEQ_DIGITS, "0")}`);
   }
 
   /** A small JSON document stored beside the state (e.g. which embedder the store uses). */
@@ -101,6 +109,11 @@ export class Persistence {
       }
     }
     this.nextSeq = Math.max(this.nextSeq, base + 1);
+    // A batch may be in the outbox only (stopped between the two writes): never reuse its number.
+    for (const k of await this.storage.list(this.key("outbox/"))) {
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
+    }
     this.batchesSinceSnapshot = report.replayedBatches;
     return { engine, report };
   }
@@ -115,8 +128,32 @@ export class Persistence {
     }
     if (bytes.length === 0) return;
     const seq = this.nextSeq++;
+    // Outbox first: a batch in the log but not in the outbox would never reach the origin.
+    if (this.outbox) await this.storage.put(this.opKey(seq, "outbox"), bytes);
     await this.storage.put(this.opKey(seq), bytes);
     if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
+  }
+
+  /** Log a batch received from the origin (already applied to `engine`; not pushed back). */
+  async append(engine: CoreEngine, bytes: Uint8Array): Promise<void> {
+    const seq = this.nextSeq++;
+    await this.storage.put(this.opKey(seq), bytes);
+    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
+  }
+
+  /** Local batches the origin has not accepted yet, oldest first. */
+  async pendingOutbox(max: number): Promise<OutboxBatch[]> {
+    const out: OutboxBatch[] = [];
+    for (const k of (await this.storage.list(this.key("outbox/"))).slice(0, max)) {
+      const bytes = await this.storage.get(k);
+      if (bytes) out.push({ seq: Number(k.slice(-SEQ_DIGITS)), bytes });
+    }
+    return out;
+  }
+
+  /** Drop batches the origin accepted. */
+  async dropOutbox(seqs: number[]): Promise<void> {
+    for (const seq of seqs) await this.storage.delete(this.opKey(seq, "outbox"));
   }
 
   /** Write a new snapshot generation and drop ops the previous generation covers. */
