@@ -7,18 +7,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 port="${ENGRAM_MONGO_PORT:-27017}"
 venv=.ci-mongo/venv
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "port $port is taken: stop that server or set ENGRAM_MONGO_PORT" >&2
+  exit 1
+fi
 if [ ! -x "$venv/bin/secantusd-py" ]; then
   python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q "SecantusDB==0.7.0b3" >&2
 fi
 setsid "$venv/bin/secantusd-py" --host 127.0.0.1 --port "$port" --storage-path :memory: \
-  > .ci-mongo/server.log 2>&1 < /dev/null &
+  > ".ci-mongo/server-$port.log" 2>&1 < /dev/null &
 pid=$!
 for _ in $(seq 1 200); do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$pid"; exit 0; fi
-  if ! kill -0 "$pid" 2>/dev/null; then cat .ci-mongo/server.log >&2; exit 1; fi
+  if ! kill -0 "$pid" 2>/dev/null; then cat ".ci-mongo/server-$port.log" >&2; exit 1; fi
   sleep 0.1
 done
-echo "SecantusDB did not open port $port (see .ci-mongo/server.log)" >&2
+echo "SecantusDB did not open port $port (see .ci-mongo/server-$port.log)" >&2
 kill "$pid" 2>/dev/null || true
 exit 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every test and check: the dependency fence of the core, the wasm build, clippy,
+# Run every test and check: starts SecantusDB (MongoDB wire protocol) for the origin when
+# MONGODB_URI is unset; the dependency fence of the core, the wasm build, clippy,
 # the Rust test suites (unit, property, evaluation, parity, doctests incl. the README),
 # the core's tests compiled to wasm with simd128 and run under Node's WASI, the wasm
 # binding + npm SDK (built, size-checked, tested in Node against the real wasm, packed and
@@ -10,6 +11,15 @@ source scripts/env.sh
 ensure_rust
 
 step() { printf '\n== %s ==\n' "$*"; }
+
+step "services: a MongoDB-wire server (SecantusDB) for the origin, unless MONGODB_URI is set"
+if [ -z "${MONGODB_URI:-}" ]; then
+  export ENGRAM_MONGO_PORT="${ENGRAM_MONGO_PORT:-27117}"
+  mongo_pid=$(bash scripts/mongo.sh)
+  trap 'kill "$mongo_pid" 2>/dev/null || true' EXIT
+  export MONGODB_URI="mongodb://127.0.0.1:$ENGRAM_MONGO_PORT/"
+fi
+echo "MONGODB_URI=$MONGODB_URI"
 
 step "engram-core stays free of JS and IO crates"
 for target in "" "--target wasm32-unknown-unknown"; do
@@ -24,10 +34,11 @@ step "engram-core builds for wasm32-unknown-unknown (simd128)"
 cargo check -q -p engram-core --target wasm32-unknown-unknown
 
 step "clippy (unwrap_used denied in library code)"
-cargo clippy -q -p engram-core -p engram-wasm --lib -- -D warnings
+cargo clippy -q -p engram-core -p engram-wasm -p engram-origin --lib -- -D warnings
 
-step "Rust tests"
+step "Rust tests (the origin's against the server above)"
 cargo test --workspace --release
+cargo build -q --release -p engram-origin
 
 step "engram-core unit tests compiled to wasm32 + simd128, run in Node"
 bash scripts/wasm-unit-tests.sh

@@ -284,3 +284,51 @@ async fn health_metrics_and_logs_report_operations_without_memory_text() {
     assert!(sync_line["user"].as_str().is_some_and(|u| u.len() == 12 && !u.contains("alice")));
     assert!(!logs.contains("turquoise") && !logs.contains("alice"), "{logs}");
 }
+
+#[tokio::test]
+async fn two_origin_processes_on_one_database_keep_last_writer_wins_and_gapless_order() {
+    let a = Origin::start().await;
+    let b = Origin::start_with(&[("ENGRAM_DB", a.db_name.as_str())]).await;
+    let alice = user("alice");
+    let t = a.token(&alice);
+    let mut dev = device(7);
+    let sc = scope(&alice);
+    // 20 keyed facts, each written twice: the newer must win whatever arrives first.
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    for i in 0..20 {
+        let key = engram_core::FactKey::new("alice", &format!("attribute {i}"));
+        let mut m = MemoryInput::new(Kind::Fact, format!("old value {i}"));
+        m.key = Some(key.clone());
+        dev.remember(&sc, m, now_ms()).unwrap();
+        old.push(dev.take_pending());
+        let mut m = MemoryInput::new(Kind::Fact, format!("new value {i}"));
+        m.key = Some(key);
+        dev.remember(&sc, m, now_ms() + 1).unwrap();
+        new.push(dev.take_pending());
+    }
+    let mut tasks = Vec::new();
+    for (i, (o, n)) in old.into_iter().zip(new).enumerate() {
+        let (ua, ub, t1, t2) = (a.url.clone(), b.url.clone(), t.clone(), t.clone());
+        let push = |url: String, token: String, id: String, ops: Vec<engram_core::Op>| async move {
+            let body = engram_origin::frames::encode(&[engram_origin::frames::Frame { id, ops: engram_core::encode_ops(&ops).unwrap() }]);
+            let res = reqwest::Client::new().post(format!("{url}/v1/sync")).bearer_auth(token).body(body).send().await.unwrap();
+            assert_eq!(res.status(), 200);
+        };
+        // Newer through one process, older through the other, at the same time.
+        tasks.push(tokio::spawn(push(ua, t1, format!("7-new-{i}"), n)));
+        tasks.push(tokio::spawn(push(ub, t2, format!("7-old-{i}"), o)));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let current: Value = a.http.get(format!("{}/v1/memories?limit=500", a.url)).bearer_auth(&t).send().await.unwrap().json().await.unwrap();
+    let mut texts: Vec<&str> = current["memories"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    texts.sort();
+    let mut want: Vec<String> = (0..20).map(|i| format!("new value {i}")).collect();
+    want.sort();
+    assert_eq!(texts, want);
+    // Every batch got its own sequence number and a pull sees all of them, in order.
+    use futures_util::TryStreamExt;
+    let seqs: Vec<i64> = a.db.collection::<Document>("ops").find(doc! {}).sort(doc! { "seq": 1 }).await.unwrap().try_collect::<Vec<_>>().await.unwrap().iter().map(|d| d.get_i64("seq").unwrap()).collect();
+    assert_eq!(seqs, (1..=40).collect::<Vec<i64>>());
+}

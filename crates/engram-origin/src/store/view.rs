@@ -30,8 +30,42 @@ impl Updates {
     fn upsert(&mut self, q: Document, u: Document) {
         self.statements.push(doc! { "q": q, "u": u, "upsert": true });
     }
+
     fn update(&mut self, q: Document, u: Document, multi: bool) {
         self.statements.push(doc! { "q": q, "u": u, "multi": multi });
+    }
+}
+
+/// Last-writer-wins writes to one collection, keyed by some fields of the document.
+/// Written as: one read of the keys' current stamps, `insert_many` for new keys and
+/// stamp-conditional updates by `_id` for older ones — far fewer server-side lookups than
+/// one conditional upsert per write (SecantusDB scans for those), and still safe against a
+/// concurrent writer: an insert racing another hits the unique index and is retried as a
+/// conditional update, and every update keeps its `stamp < new` condition.
+#[derive(Default)]
+struct LastWriterWins {
+    /// key string → (key fields, stamp, fields to set)
+    writes: std::collections::BTreeMap<String, (Document, String, Document)>,
+}
+
+impl LastWriterWins {
+    fn put(&mut self, key: Document, stamp: String, set: Document) {
+        let k = key.values().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join("\u{0}");
+        match self.writes.get(&k) {
+            Some((_, s, _)) if *s >= stamp => {}
+            _ => {
+                self.writes.insert(k, (key, stamp, set));
+            }
+        }
+    }
+}
+
+/// An update document from fields to set, with an optional `$unset` entry among them.
+fn set_and_unset(fields: &Document) -> Document {
+    let mut set = fields.clone();
+    match set.remove("$unset") {
+        Some(unset) => doc! { "$set": set, "$unset": unset },
+        None => doc! { "$set": set },
     }
 }
 
@@ -91,7 +125,8 @@ fn record_doc(r: &Record, seq: i64) -> Document {
 impl Store {
     /// Bring the views up to date with accepted `ops` (batch number `seq`).
     pub(super) async fn materialize(&self, user: &UserKey, seq: i64, ops: &[Op]) -> ApiResult<()> {
-        let (mut memories, mut relations, mut entities, mut sessions) = (Updates::default(), Updates::default(), Updates::default(), Updates::default());
+        let (mut memories, mut relations, mut entities) = (LastWriterWins::default(), LastWriterWins::default(), LastWriterWins::default());
+        let mut sessions = Updates::default();
         let mut profile_dirty = false;
         let who = owner(user);
         let with = |extra: Document| -> Document {
@@ -114,7 +149,7 @@ impl Store {
             match &op.body {
                 OpBody::Upsert(r) => {
                     let rs = stamp_key(r.stamp);
-                    memories.upsert(with(doc! { "id": &r.id, "stamp": { "$lt": &rs } }), doc! { "$set": record_doc(r, seq) });
+                    memories.put(doc! { "id": &r.id }, rs.clone(), record_doc(r, seq));
                     profile_dirty |= matches!(r.kind, Kind::Fact | Kind::Preference);
                     if let (Kind::Message, Some(sess)) = (r.kind, &r.scope.session) {
                         ensure_session(&mut sessions, sess, &rs, r.created_at);
@@ -131,31 +166,28 @@ impl Store {
                     }
                 }
                 OpBody::Delete { id } => {
-                    memories.upsert(
-                        with(doc! { "id": id, "stamp": { "$lt": &s } }),
-                        doc! {
-                            "$set": { "seq": seq, "stamp": &s, "deleted": true },
-                            "$unset": { "text": "", "key": "", "tags": "", "kind": "" },
-                        },
-                    );
+                    let tombstone = doc! { "seq": seq, "stamp": &s, "deleted": true, "$unset": { "text": "", "key": "", "tags": "", "kind": "" } };
+                    memories.put(doc! { "id": id }, s.clone(), tombstone);
                     sessions.update(who.clone(), doc! { "$pull": { "context.conversation_history": { "id": id } } }, true);
                     profile_dirty = true;
                 }
                 OpBody::ForgetUser => profile_dirty = true,
                 OpBody::GraphEdge { from, rel, to, present, record } => {
-                    relations.upsert(
-                        with(doc! { "from": norm(&from.name), "rel": norm(rel), "to": norm(&to.name), "stamp": { "$lt": &s } }),
-                        doc! { "$set": {
+                    relations.put(
+                        doc! { "from": norm(&from.name), "rel": norm(rel), "to": norm(&to.name) },
+                        s.clone(),
+                        doc! {
                             "present": *present, "record": record.clone(), "seq": seq, "stamp": &s,
                             "from_name": from.name.trim(), "from_kind": norm(&from.kind),
                             "to_name": to.name.trim(), "to_kind": norm(&to.kind),
-                        } },
+                        },
                     );
                 }
                 OpBody::GraphAttr { entity, attr, value } => {
-                    entities.upsert(
-                        with(doc! { "entity": norm(&entity.name), "attr": attr, "stamp": { "$lt": &s } }),
-                        doc! { "$set": { "value": value, "name": entity.name.trim(), "kind": norm(&entity.kind), "stamp": &s } },
+                    entities.put(
+                        doc! { "entity": norm(&entity.name), "attr": attr },
+                        s.clone(),
+                        doc! { "value": value, "name": entity.name.trim(), "kind": norm(&entity.kind), "stamp": &s },
                     );
                 }
                 OpBody::SessionSet { session, key, value } => {
@@ -185,12 +217,68 @@ impl Store {
                 }
             }
         }
-        self.run_updates("memories", memories, false).await?;
-        self.run_updates("relations", relations, false).await?;
-        self.run_updates("entities", entities, false).await?;
+        self.write_lww("memories", user, memories).await?;
+        self.write_lww("relations", user, relations).await?;
+        self.write_lww("entities", user, entities).await?;
         self.run_updates("session_memories", sessions, true).await?;
         if profile_dirty {
             self.rebuild_profile(user).await?;
+        }
+        Ok(())
+    }
+
+    /// Apply last-writer-wins writes (see [`LastWriterWins`]).
+    async fn write_lww(&self, coll: &str, user: &UserKey, lww: LastWriterWins) -> ApiResult<()> {
+        let writes: Vec<(Document, String, Document)> = lww.writes.into_values().collect();
+        for chunk in writes.chunks(CHUNK) {
+            let mut q = owner(user);
+            q.insert("$or", chunk.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>());
+            let mut projection = doc! { "_id": 1, "stamp": 1 };
+            for k in chunk[0].0.keys() {
+                projection.insert(k, 1);
+            }
+            let current: Vec<Document> = self.coll(coll).find(q).projection(projection).await?.try_collect().await?;
+            let key_of = |d: &Document, fields: &Document| fields.keys().map(|f| d.get_str(f).unwrap_or_default().to_owned()).collect::<Vec<_>>().join("\u{0}");
+            let found: std::collections::HashMap<String, (Bson, String)> = current
+                .iter()
+                .map(|d| (key_of(d, &chunk[0].0), (d.get("_id").cloned().unwrap_or(Bson::Null), d.get_str("stamp").unwrap_or_default().to_owned())))
+                .collect();
+            let (mut inserts, mut updates) = (Vec::new(), Updates::default());
+            for (key, stamp, set) in chunk {
+                let mut full = owner(user);
+                full.extend(key.clone());
+                match found.get(&key_of(&full, key)) {
+                    Some((_, cur)) if cur >= stamp => {}
+                    Some((id, _)) => updates.update(doc! { "_id": id.clone(), "stamp": { "$lt": stamp } }, set_and_unset(set), false),
+                    None => {
+                        let mut fields = set.clone();
+                        fields.remove("$unset");
+                        full.extend(fields);
+                        inserts.push(full);
+                    }
+                }
+            }
+            if !inserts.is_empty() {
+                let raced = match self.coll(coll).insert_many(inserts.clone()).ordered(false).await {
+                    Ok(_) => Vec::new(),
+                    Err(e) => match *e.kind {
+                        mongodb::error::ErrorKind::InsertMany(ref f) if f.write_concern_error.is_none() && f.write_errors.as_ref().is_some_and(|w| w.iter().all(|w| w.code == 11000)) => {
+                            f.write_errors.as_ref().map(|w| w.iter().map(|w| w.index).collect()).unwrap_or_default()
+                        }
+                        _ => return Err(e.into()),
+                    },
+                };
+                // Another writer inserted the same key first: fall back to a conditional update.
+                for i in raced {
+                    let d = &inserts[i];
+                    let (key, stamp, set) = &chunk.iter().find(|(k, _, _)| k.iter().all(|(f, v)| d.get(f) == Some(v))).cloned().unwrap_or_default();
+                    let mut q = owner(user);
+                    q.extend(key.clone());
+                    q.insert("stamp", doc! { "$lt": stamp.as_str() });
+                    updates.update(q, set_and_unset(set), false);
+                }
+            }
+            self.run_updates(coll, updates, false).await?;
         }
         Ok(())
     }

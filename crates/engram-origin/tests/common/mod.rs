@@ -39,6 +39,7 @@ pub struct Origin {
     pub url: String,
     pub log: Captured,
     pub db: mongodb::Database,
+    pub db_name: String,
     pub http: reqwest::Client,
     auth: Auth,
     _shutdown: tokio::sync::oneshot::Sender<()>,
@@ -65,7 +66,7 @@ impl Origin {
             ("ENGRAM_BIND".into(), "127.0.0.1:0".into()),
         ];
         env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let config = Config::from_lookup(|k| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())).unwrap();
+        let config = Config::from_lookup(|k| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone())).unwrap();
         let log = Captured::default();
         let state = engram_origin::state(config, Arc::new(Mutex::new(log.clone())))
             .await
@@ -77,7 +78,7 @@ impl Origin {
             let _ = rx.await;
         }));
         let client = mongodb::Client::with_uri_str(uri()).await.unwrap();
-        Origin { url, log, db: client.database(&db_name), http: reqwest::Client::new(), auth: Auth::new(SECRET.as_bytes()).unwrap(), _shutdown: tx }
+        Origin { url, log, db: client.database(&db_name), db_name, http: reqwest::Client::new(), auth: Auth::new(SECRET.as_bytes()).unwrap(), _shutdown: tx }
     }
 
     pub fn token(&self, user: &UserKey) -> String {
