@@ -11,3 +11,30 @@ fi
 cargo build --release --workspace --all-targets -q
 bash scripts/build-wasm.sh
 cargo run --release -q -p engram-core --example replay -- "$assets/o200k_base.engtok"
+
+# Sync: two devices of one user and another user through the origin (engram-origin over
+# MongoDB; SecantusDB is started here when MONGODB_URI is unset).
+echo
+echo "== sync through the origin =="
+if [ -z "${MONGODB_URI:-}" ]; then
+  export ENGRAM_MONGO_PORT="${ENGRAM_MONGO_PORT:-27118}"
+  mongo_pid=$(bash scripts/mongo.sh)
+  trap 'kill "$mongo_pid" 2>/dev/null || true' EXIT
+  export MONGODB_URI="mongodb://127.0.0.1:$ENGRAM_MONGO_PORT/"
+fi
+ENGRAM_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export ENGRAM_SECRET
+log=target/origin-demo.log
+ENGRAM_DB="engram_demo_$$" ENGRAM_BIND=127.0.0.1:0 target/release/engram-origin 2> "$log" &
+origin_pid=$!
+for _ in $(seq 1 100); do grep -q '"addr"' "$log" 2>/dev/null && break; sleep 0.1; done
+addr=$(grep -o '"addr":"[^"]*"' "$log" | head -1 | cut -d'"' -f4)
+[ -n "$addr" ] || { cat "$log" >&2; kill "$origin_pid"; exit 1; }
+echo "origin on http://$addr over $MONGODB_URI"
+ENGRAM_ORIGIN="http://$addr" \
+TOKEN_ZHANG=$(target/release/engram-origin token demo zhang-san 600) \
+TOKEN_LI=$(target/release/engram-origin token demo li-si 600) \
+  node scripts/sync-demo.mjs
+kill "$origin_pid"
+echo "origin log (structured, no memory text): $(grep -c '"op":"sync"' "$log") sync requests, e.g."
+grep '"op":"sync"' "$log" | head -1

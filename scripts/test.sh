@@ -57,4 +57,7 @@ bash scripts/demo.sh > target/demo-output.txt
 grep -q "用户偏好Go" target/demo-output.txt
 grep -q "\[EMAIL\]" target/demo-output.txt
 grep -q "superseded by" target/demo-output.txt
+grep -q "laptop recalls: \"Prefers Go for backend services\"" target/demo-output.txt
+grep -q "origin holds 0 of zhang-san's memories" target/demo-output.txt
+grep -q "li-si untouched at the origin: \"Li Si is allergic to peanuts\"" target/demo-output.txt
 echo "ok: demo ran ($(wc -l < target/demo-output.txt) lines, see target/demo-output.txt)"

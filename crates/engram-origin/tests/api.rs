@@ -137,7 +137,7 @@ async fn forgetting_a_user_removes_them_from_the_origin_and_their_devices_and_re
     ops.extend(phone.take_pending());
     phone.relate(&scope(&alice), Relation::new(EntityRef::new("Alice", "person"), "owns", EntityRef::new("Boat", "thing")), now_ms()).unwrap();
     ops.extend(phone.take_pending());
-    o.sync_ok(&ta, &[("1-1", ops)], 0).await;
+    let (_, phone_cursor) = o.sync_ok(&ta, &[("1-1", ops)], 0).await;
     o.sync_ok(&tb, &[("9-1", write(&mut device(9), &bob, &["Bob plays chess"]))], 0).await;
     // The laptop wrote offline before the forget and has not pushed yet.
     let late = write(&mut laptop, &alice, &["I drive a red car"]);
@@ -154,17 +154,20 @@ async fn forgetting_a_user_removes_them_from_the_origin_and_their_devices_and_re
         use futures_util::TryStreamExt;
         o.db.collection::<Document>("ops").find(doc! { "user_id": "alice" }).await.unwrap().try_collect().await.unwrap()
     };
-    assert_eq!(ops_left.len(), 1, "only the forget itself stays in the log");
+    let ops_held: i64 = ops_left.iter().map(|d| d.get_i64("n").unwrap()).sum();
+    assert_eq!(ops_held, 1, "only the forget itself stays in the log");
+    assert!(ops_left.len() <= 2, "older batches are deleted (the newest one is kept empty)");
     assert_eq!(o.count("memories", &bob).await, 1);
     assert_eq!(o.count("user_profiles", &bob).await, 1);
 
     // The laptop's late push is refused; after pulling, both devices hold nothing of alice.
-    let res = o.sync(&ta, &[("2-1", late)], 0).await;
+    let res = o.sync(&ta, &[("2-1", late)], phone_cursor).await;
     assert_eq!(res.headers()["x-engram-refused"], "1");
     let pulled = {
         let bytes = res.bytes().await.unwrap();
         engram_origin::frames::decode(&bytes).unwrap().into_iter().flat_map(|f| engram_core::decode_ops(&f.ops).unwrap()).collect::<Vec<_>>()
     };
+    assert!(pulled.iter().any(|op| op.body == engram_core::OpBody::ForgetUser), "a device past the old batches still receives the forget");
     laptop.apply_ops(pulled.clone()).unwrap();
     phone.apply_ops(pulled).unwrap();
     assert_eq!(laptop.count(&scope(&alice)).unwrap(), 0);

@@ -1,7 +1,7 @@
 //! MongoDB: the archival copy and the sync log.
 //!
 //! Database `ai_agent_memory` (configurable). The sync log is `ops` (one document per pushed
-//! batch, numbered per user by `counters`); everything else is a view kept up to date from
+//! batch, numbered per user); everything else is a view kept up to date from
 //! the accepted ops: `memories` (one document per record, last writer wins by stamp, deletes
 //! as tombstones), `relations` (graph edges, multi-hop by `$graphLookup`), `session_memories`
 //! and `user_profiles` (the seed schemas), and `forgotten` (each forgotten user's stamp).
@@ -28,10 +28,9 @@ pub use query::{GraphEdgeOut, ListPage};
 /// Handle to the origin's database.
 #[derive(Clone)]
 pub struct Store {
-    client: Client,
     db: Database,
-    /// Serialises pushes per user in this process (sequence numbers are also protected
-    /// across processes by the transaction around them).
+    /// Serialises pushes per user in this process (across processes, sequence numbers are
+    /// taken under a unique index, see `append`).
     locks: Arc<Mutex<HashMap<UserKey, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
@@ -42,7 +41,7 @@ impl Store {
         opts.server_selection_timeout = Some(server_selection);
         opts.app_name = Some("engram-origin".into());
         let client = Client::with_options(opts)?;
-        let store = Store { db: client.database(database), client, locks: Arc::default() };
+        let store = Store { db: client.database(database), locks: Arc::default() };
         schema::ensure(&store.db).await?;
         Ok(store)
     }

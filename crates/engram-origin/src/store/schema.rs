@@ -75,7 +75,7 @@ pub async fn ensure(db: &Database) -> ApiResult<()> {
             db.create_collection(name).validator(validator).await?;
         }
     }
-    let indexes: [(&str, Vec<IndexModel>); 8] = [
+    let indexes: [(&str, Vec<IndexModel>); 7] = [
         ("ops", vec![
             index(doc! { "tenant": 1, "user_id": 1, "seq": 1 }, true, None),
             index(doc! { "tenant": 1, "user_id": 1, "batch": 1 }, true, None),
@@ -98,7 +98,6 @@ pub async fn ensure(db: &Database) -> ApiResult<()> {
         ]),
         ("user_profiles", vec![index(doc! { "tenant": 1, "user_id": 1 }, true, None)]),
         ("forgotten", vec![index(doc! { "tenant": 1, "user_id": 1 }, true, None)]),
-        ("counters", vec![index(doc! { "tenant": 1, "user_id": 1 }, true, None)]),
         ("entities", vec![index(doc! { "tenant": 1, "user_id": 1, "entity": 1, "attr": 1 }, true, None)]),
     ];
     for (name, models) in indexes {

@@ -14,6 +14,8 @@ use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
 
 /// History entries kept per session document (the core keeps the full turns).
 const HISTORY_CAP: i32 = 200;
+/// Most facts and preferences a profile lists (the newest; all of them stay in `memories`).
+const PROFILE_CAP: i64 = 500;
 /// Statements per `update` command.
 const CHUNK: usize = 500;
 
@@ -232,7 +234,13 @@ impl Store {
         let writes: Vec<(Document, String, Document)> = lww.writes.into_values().collect();
         for chunk in writes.chunks(CHUNK) {
             let mut q = owner(user);
-            q.insert("$or", chunk.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>());
+            let fields: Vec<String> = chunk[0].0.keys().cloned().collect();
+            if let [only] = fields.as_slice() {
+                // One key field: `$in`, which servers answer from the index as a set.
+                q.insert(only.as_str(), doc! { "$in": chunk.iter().map(|(k, _, _)| k.get(only).cloned().unwrap_or(Bson::Null)).collect::<Vec<_>>() });
+            } else {
+                q.insert("$or", chunk.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>());
+            }
             let mut projection = doc! { "_id": 1, "stamp": 1 };
             for k in chunk[0].0.keys() {
                 projection.insert(k, 1);
@@ -299,11 +307,20 @@ impl Store {
         Ok(())
     }
 
-    /// Derive `user_profiles` from the user's current facts and preferences.
+    /// Derive `user_profiles` from the user's current facts and preferences (the newest
+    /// [`PROFILE_CAP`]).
     async fn rebuild_profile(&self, user: &UserKey) -> ApiResult<()> {
         let mut q = owner(user);
         q.extend(doc! { "deleted": false, "kind": { "$in": ["fact", "preference"] }, "valid_to": Bson::Null, "superseded_by": Bson::Null, "pending_review": false });
-        let docs: Vec<Document> = self.coll("memories").find(q).sort(doc! { "id": 1 }).await?.try_collect().await?;
+        let docs: Vec<Document> = self
+            .coll("memories")
+            .find(q)
+            .projection(doc! { "text": 1, "kind": 1, "key": 1 })
+            .sort(doc! { "updated_at": -1, "id": 1 })
+            .limit(PROFILE_CAP)
+            .await?
+            .try_collect()
+            .await?;
         if docs.is_empty() {
             self.coll("user_profiles").delete_one(owner(user)).await?;
             return Ok(());
