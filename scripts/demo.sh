@@ -16,12 +16,7 @@ cargo run --release -q -p engram-core --example replay -- "$assets/o200k_base.en
 # MongoDB; SecantusDB is started here when MONGODB_URI is unset).
 echo
 echo "== sync through the origin =="
-if [ -z "${MONGODB_URI:-}" ]; then
-  export ENGRAM_MONGO_PORT="${ENGRAM_MONGO_PORT:-27118}"
-  mongo_pid=$(bash scripts/mongo.sh)
-  trap 'kill "$mongo_pid" 2>/dev/null || true' EXIT
-  export MONGODB_URI="mongodb://127.0.0.1:$ENGRAM_MONGO_PORT/"
-fi
+ensure_mongo 27118
 ENGRAM_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export ENGRAM_SECRET
 log=target/origin-demo.log

@@ -18,3 +18,14 @@ ensure_wasm_bindgen() {
   fi
 }
 
+
+# A MongoDB-wire server for the origin: use MONGODB_URI when set, else start SecantusDB
+# (scripts/mongo.sh) on port $1 and stop it when the calling script exits.
+ensure_mongo() {
+  if [ -z "${MONGODB_URI:-}" ]; then
+    export ENGRAM_MONGO_PORT="${ENGRAM_MONGO_PORT:-$1}"
+    ENGRAM_MONGO_PID=$(bash scripts/mongo.sh)
+    trap 'kill "$ENGRAM_MONGO_PID" 2>/dev/null || true' EXIT
+    export MONGODB_URI="mongodb://127.0.0.1:$ENGRAM_MONGO_PORT/"
+  fi
+}

@@ -13,12 +13,7 @@ ensure_rust
 step() { printf '\n== %s ==\n' "$*"; }
 
 step "services: a MongoDB-wire server (SecantusDB) for the origin, unless MONGODB_URI is set"
-if [ -z "${MONGODB_URI:-}" ]; then
-  export ENGRAM_MONGO_PORT="${ENGRAM_MONGO_PORT:-27117}"
-  mongo_pid=$(bash scripts/mongo.sh)
-  trap 'kill "$mongo_pid" 2>/dev/null || true' EXIT
-  export MONGODB_URI="mongodb://127.0.0.1:$ENGRAM_MONGO_PORT/"
-fi
+ensure_mongo 27117
 echo "MONGODB_URI=$MONGODB_URI"
 
 step "engram-core stays free of JS and IO crates"

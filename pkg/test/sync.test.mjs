@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Engram, MemoryStorage } from "../dist/entrypoints/node.js";
+import { runReadmeExample } from "./helpers.mjs";
 import { originMemories, startOrigin, token } from "./origin.mjs";
 
 const open = (user, url, storage = new MemoryStorage(), sync = {}) =>
@@ -165,28 +166,11 @@ test("a refused token is a typed error and nothing leaves the outbox", async () 
 });
 
 test("the README's sync example runs as written against a real origin", async () => {
-  const { readFile, writeFile, mkdtemp } = await import("node:fs/promises");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
   const o = await startOrigin();
   try {
-    const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
-    const m = readme.match(/<!-- sync-example[^>]*-->\s*```js\n([\s\S]*?)```/);
-    assert.ok(m, "README has the marked sync example");
-    const entry = new URL("../dist/entrypoints/node.js", import.meta.url).href;
-    const dir = await mkdtemp(join(tmpdir(), "engram-readme-sync-"));
-    const file = join(dir, "example.mjs");
-    await writeFile(file, m[1].replace(/from "engram"/g, `from ${JSON.stringify(entry)}`));
     process.env.ENGRAM_ORIGIN = o.url;
     process.env.ENGRAM_TOKEN = token("zhang-san", { tenant: "demo" });
-    const logs = [];
-    const orig = console.log;
-    console.log = (...a) => logs.push(a);
-    try {
-      await import(file);
-    } finally {
-      console.log = orig;
-    }
+    const logs = await runReadmeExample("sync-example");
     assert.deepEqual(logs[0][0], ["Prefers Go for backend services"]);
   } finally {
     await o.kill();
