@@ -147,6 +147,32 @@ test("when the origin's answer is lost the resent batches are recognised, not st
   }
 });
 
+test("pulled changes and the cursor are persisted: a reopened device has them offline and pulls only what is new", async () => {
+  const o = await startOrigin();
+  try {
+    const phone = await open("gina", o.url);
+    const laptopStore = new MemoryStorage();
+    let laptop = await open("gina", o.url, laptopStore);
+    await phone.remember("Gina runs on Tuesdays");
+    await phone.remember("Gina's bike is green");
+    await phone.sync();
+    assert.equal((await laptop.sync()).pulled, 2);
+    await laptop.close();
+    laptop = await open("gina", "http://127.0.0.1:9", laptopStore);
+    assert.deepEqual(await texts(laptop), ["Gina runs on Tuesdays", "Gina's bike is green"], "held locally, no network needed");
+    await laptop.close();
+    laptop = await open("gina", o.url, laptopStore);
+    await phone.remember("Gina moved to Porto");
+    await phone.sync();
+    const r = await laptop.sync();
+    assert.equal(r.pulled, 1, "only the batch after the persisted cursor");
+    assert.equal(await laptop.count(), 3);
+    await Promise.all([phone.close(), laptop.close()]);
+  } finally {
+    await o.kill();
+  }
+});
+
 test("a refused token is a typed error and nothing leaves the outbox", async () => {
   const o = await startOrigin();
   try {
