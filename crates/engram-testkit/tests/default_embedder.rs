@@ -3,7 +3,7 @@
 //! table beats each channel alone.
 
 use engram_core::lexical::terms::is_cjk;
-use engram_testkit::qa_eval::{embed_task, evaluate, load_default_table, load_task, Channels};
+use engram_testkit::qa_eval::{embed_task, evaluate, load_default_table, load_task, questions_in, Channels};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
@@ -48,4 +48,26 @@ fn fused_recall_beats_bm25_alone_and_the_table_alone() {
     eprintln!("recall@10: vector {:.3}, BM25 {:.3}, hybrid {:.3}", vector.at10, lexical.at10, hybrid.at10);
     assert!(hybrid.at10 > lexical.at10 && hybrid.at10 > vector.at10, "hybrid {hybrid:?} vs BM25 {lexical:?} vs vector {vector:?}");
     assert!(hybrid.at1 >= lexical.at1.max(vector.at1), "hybrid {hybrid:?} vs BM25 {lexical:?} vs vector {vector:?}");
+
+    // English questions alone, where the table is strongest: fusion must still add to it.
+    let (english, english_q) = questions_in(&task, &q, false);
+    let vector = evaluate(&english, &a, &english_q, Channels::Vector);
+    let lexical = evaluate(&english, &a, &english_q, Channels::Lexical);
+    let hybrid = evaluate(&english, &a, &english_q, Channels::Hybrid(w.vector, w.lexical));
+    eprintln!("English recall@10: vector {:.3}, BM25 {:.3}, hybrid {:.3}", vector.at10, lexical.at10, hybrid.at10);
+    assert!(hybrid.at10 > vector.at10 && hybrid.at10 > lexical.at10, "English: hybrid {hybrid:?} vs BM25 {lexical:?} vs vector {vector:?}");
+}
+
+#[test]
+fn the_shipped_table_keeps_its_measured_english_recall() {
+    // The full all-MiniLM-L6-v2 reaches recall@10 0.709 on these 745 English questions
+    // (scripts/distill/distill.py); the fitted table measured 0.557 through the core (79 %).
+    // A table rebuilt worse than 0.55 (the unfitted distillation measured 0.388) fails here.
+    let emb = load_default_table();
+    let task = load_task();
+    let (a, q) = embed_task(&task, &emb);
+    let (english, english_q) = questions_in(&task, &q, false);
+    assert_eq!(english.questions.len(), 745);
+    let vector = evaluate(&english, &a, &english_q, Channels::Vector);
+    assert!(vector.at10 >= 0.55, "English recall@10 of the table alone: {vector:?}");
 }
