@@ -145,18 +145,19 @@ def main():
 
     # 1. Distil: each vocabulary token's vector from the full model, in its 384-d output space.
     t = time.time()
-    if not (CACHE / "distilled-tokenizer.json").exists():
+    if not (CACHE / "distilled-tokenizer.json").exists() or not (CACHE / "distilled-384.npy").exists():
         static = distill(model_name=model_path, pca_dims=None)
         ids = np.arange(static.embedding.shape[0])
         mapping = static.token_mapping if static.token_mapping is not None else ids
         base = np.asarray(static.embedding, dtype=np.float32)[mapping]
         if static.weights is not None:
             base = base * np.asarray(static.weights, dtype=np.float32)[:, None]
-        cached("distilled-384", lambda: base)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(CACHE / "distilled-384.npy", base)
         (CACHE / "distilled-tokenizer.json").write_text(static.tokenizer.to_str())
     from tokenizers import Tokenizer
 
-    base = cached("distilled-384", None)
+    base = np.load(CACHE / "distilled-384.npy")
     tokenizer = Tokenizer.from_str((CACHE / "distilled-tokenizer.json").read_text())
     vocab = tokenizer.get_vocab()
     tokens = [None] * len(vocab)
@@ -177,13 +178,14 @@ def main():
     def evaluate(m):
         return by_language(questions, encode([q for q, _ in questions], m), encode(answers, m))
 
-    # 2. The teacher's vectors of conversation turns and of WordNet's definitions and examples
-    #    (neither is the evaluation data).
+    # 2. The teacher's vectors of conversation turns and of WordNet's definitions, examples and
+    #    lemma questions (none of them the evaluation data).
     corpora = {"chitchat": chitchat_texts(), "wordnet": wordnet_texts(CACHE), "wordnet-questions": wordnet_questions(CACHE)}
     corpus, vecs = [], []
     for name, texts in corpora.items():
         t = time.time()
-        vecs.append(cached(f"teacher-{name}-{len(texts)}", lambda: full.encode(
+        digest = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:12]
+        vecs.append(cached(f"teacher-{name}-{len(texts)}-{digest}", lambda: full.encode(
             texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False)))
         corpus += texts
         print(f"teacher: {len(texts)} {name} texts embedded by the full model ({time.time() - t:.0f} s)")
@@ -191,7 +193,7 @@ def main():
 
     # 3. One 256-d space for table and targets: the teacher vectors less their mean (the
     #    direction every sentence shares, which says nothing about any one of them), on their
-    #    top principal directions. Cosines in this space rank as well as the full model's.
+    #    top principal directions. The full model's own recall loses ~2 % in this space.
     mean = teacher.mean(axis=0)
     _, sv, vt = np.linalg.svd(teacher - mean, full_matrices=False)
     basis = vt[:DIM].T.astype(np.float32)
