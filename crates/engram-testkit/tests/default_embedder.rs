@@ -61,13 +61,14 @@ fn fused_recall_beats_bm25_alone_and_the_table_alone() {
 #[test]
 fn the_shipped_table_keeps_its_measured_english_recall() {
     // The full all-MiniLM-L6-v2 reaches recall@10 0.709 on these 745 English questions
-    // (scripts/distill/distill.py); the fitted table measured 0.557 through the core (79 %).
-    // A table rebuilt worse than 0.55 (the unfitted distillation measured 0.388) fails here.
+    // (scripts/distill/distill.py); the fitted table measured 0.577 through the core (81 %).
+    // A table rebuilt worse than 0.57 fails here: the unfitted distillation measured 0.388,
+    // the table fitted on chit-chat and WordNet alone 0.557.
     let emb = load_default_table();
     let task = load_task();
     let (a, q) = embed_task(&task, &emb);
     let (english, english_q) = questions_in(&task, &q, false);
     assert_eq!(english.questions.len(), 745);
     let vector = evaluate(&english, &a, &english_q, Channels::Vector);
-    assert!(vector.at10 >= 0.55, "English recall@10 of the table alone: {vector:?}");
+    assert!(vector.at10 >= 0.57, "English recall@10 of the table alone: {vector:?}");
 }
