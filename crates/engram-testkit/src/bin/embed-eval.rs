@@ -29,10 +29,10 @@ fn main() {
     for (v, l) in [(1.0, 1.2), (1.0, 1.0), (1.2, 1.0), (1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0), (6.0, 1.0), (8.0, 1.0), (12.0, 1.0)] {
         show(&format!("hybrid vector : lexical {v} : {l}"), Channels::Hybrid(v, l));
     }
+    let w = engram_core::ChannelWeights::default();
     for (lang, chinese) in [("English", false), ("Chinese", true)] {
         let (sub, sq) = questions_in(&task, &q, chinese);
         println!("-- {lang} questions only ({}):", sub.questions.len());
-        let w = engram_core::ChannelWeights::default();
         for (name, c) in [("vector only", Channels::Vector), ("BM25 only", Channels::Lexical), ("hybrid (default weights)", Channels::Hybrid(w.vector, w.lexical))] {
             let s = evaluate(&sub, &a, &sq, c);
             println!("   {name:<28} recall@1 {:.3}  recall@10 {:.3}", s.at1, s.at10);
