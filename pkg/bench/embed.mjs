@@ -19,6 +19,7 @@ await e.ready();
 console.log(`cold load of the table: read ${read.toFixed(1)} ms, then parse + check + index in wasm ${(performance.now() - t).toFixed(1)} ms`);
 const words = lines.reduce((n, s) => n + s.split(/\s+/).length, 0);
 console.log(`${lines.length} sentences, ${(words / lines.length).toFixed(1)} words on average`);
+let tableRate = 0;
 for (const batch of [1, 64]) {
   let n = 0;
   t = performance.now();
@@ -30,4 +31,26 @@ for (const batch of [1, 64]) {
   }
   const secs = (performance.now() - t) / 1000;
   console.log(`batch ${batch}: ${Math.round(n / secs)} sentences/s`);
+  tableRate = n / secs;
+}
+
+// The accurate embedder (the full all-MiniLM-L6-v2 in wasm), when its files are on this
+// machine (scripts/env.sh's ensure_minilm): cold load, then sentences per second.
+const { homedir } = await import("node:os");
+const dir = process.env.ENGRAM_MINILM_DIR ?? `${homedir()}/.cache/engram-models/all-MiniLM-L6-v2`;
+const { AccurateEmbedder } = await import("../dist/entrypoints/node.js");
+const weights = await readFile(`${dir}/model.safetensors`).catch(() => undefined);
+if (!weights) {
+  console.log(`accurate embedder: no model in ${dir} (source scripts/env.sh && ensure_minilm)`);
+} else {
+  const vocab = await readFile(`${dir}/vocab.txt`);
+  t = performance.now();
+  const acc = new AccurateEmbedder({ weights, vocab });
+  await acc.ready();
+  console.log(`accurate embedder: cold load of ${(weights.length / 1e6).toFixed(1)} MB of weights in wasm ${(performance.now() - t).toFixed(0)} ms`);
+  const sample = lines.filter((_, i) => i % 5 === 0);
+  t = performance.now();
+  for (let i = 0; i < sample.length; i += 16) await acc.embed(sample.slice(i, i + 16));
+  const secs = (performance.now() - t) / 1000;
+  console.log(`accurate embedder: ${sample.length} sentences in ${secs.toFixed(1)} s: ${Math.round(sample.length / secs)} sentences/s (${(1000 * secs / sample.length).toFixed(1)} ms each); the table is ${Math.round(tableRate / (sample.length / secs))}× faster`);
 }

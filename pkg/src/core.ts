@@ -9,6 +9,7 @@ import * as glue from "../wasm/engram_wasm.js";
 export type CoreEngine = glue.Engine;
 export type CoreTokenizer = glue.Tokenizer;
 export type CoreStaticEmbedder = glue.StaticEmbedder;
+export type CoreBertEmbedder = glue.BertEmbedder;
 
 /** How the current runtime obtains the wasm module. */
 export type WasmSource = () => BufferSource | WebAssembly.Module | Promise<BufferSource | WebAssembly.Module | URL | Response>;
@@ -41,3 +42,4 @@ export function loadCore(): Promise<void> {
 export const Engine = glue.Engine;
 export const Tokenizer = glue.Tokenizer;
 export const StaticEmbedderCore = glue.StaticEmbedder;
+export const BertEmbedderCore = glue.BertEmbedder;

@@ -20,6 +20,7 @@ export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from 
 export type { Embedder } from "./embed/types.js";
 export { OpenAiEmbedder, type OpenAiEmbedderOptions } from "./embed/openai.js";
 export { StaticEmbedder, defaultEmbedder, DEFAULT_EMBED_TABLE } from "./embed/static.js";
+export { AccurateEmbedder, accurateEmbedder, type AccurateEmbedderOptions } from "./embed/accurate.js";
 export { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
 export { EngramError, EngramInputError, EngramDataError, EngramFatalError, EngramIoError } from "./errors.js";
 export type * from "./types.js";

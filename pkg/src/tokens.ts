@@ -25,13 +25,17 @@ export function setTableLocator(f: (enc: EncodingName) => Promise<Uint8Array>): 
   defaultLocator = f;
 }
 
-async function bytesOf(source: TableSource | undefined, enc: EncodingName): Promise<Uint8Array> {
-  if (source === undefined) return defaultLocator(enc);
+/** The bytes of a source: as given, from its loader, or fetched (`what` names it in errors). */
+export async function readSource(source: TableSource, what: string): Promise<Uint8Array> {
   if (source instanceof Uint8Array) return source;
   if (typeof source === "function") return source();
   const res = await fetch(source);
-  if (!res.ok) throw new Error(`cannot fetch token table ${String(source)}: ${res.status}`);
+  if (!res.ok) throw new Error(`cannot fetch ${what} ${String(source)}: ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
+}
+
+async function bytesOf(source: TableSource | undefined, enc: EncodingName): Promise<Uint8Array> {
+  return source === undefined ? defaultLocator(enc) : readSource(source, "token table");
 }
 
 /** Load (once) the tokenizer for `encoding`. */

@@ -2,21 +2,10 @@
 // given, same vectors as the distillation script, typed errors for a bad table.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { Engram, StaticEmbedder, defaultEmbedder } from "../dist/entrypoints/node.js";
-import { clock } from "./helpers.mjs";
+import { clock, cosine, readParity } from "./helpers.mjs";
 
-const parity = readFileSync(new URL("../../crates/engram-testkit/data/embed_parity.tsv", import.meta.url), "utf8")
-  .trim()
-  .split("\n")
-  .map((l) => l.split("\t"))
-  .map(([s, v]) => [s, Float32Array.from(v.split(" ").map(Number))]);
-
-const cosine = (a, b) => {
-  let d = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) (d += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
-  return d / Math.sqrt(na * nb);
-};
+const parity = readParity("embed_parity.tsv");
 
 test("the wasm embedder reproduces the distillation script's vectors", async () => {
   const e = defaultEmbedder();

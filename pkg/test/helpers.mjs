@@ -1,5 +1,6 @@
-// Test helpers: a deterministic embedder (feature hashing), a controllable clock, and
-// storage wrappers that fail or corrupt on demand.
+// Test helpers: a deterministic embedder (feature hashing), a controllable clock,
+// storage wrappers that fail or corrupt on demand, and parity-file readers.
+import { readFileSync } from "node:fs";
 import { MemoryStorage } from "../dist/entrypoints/node.js";
 
 export function hashEmbedder(dimension = 32, id = "test-hash") {
@@ -57,4 +58,20 @@ export async function runReadmeExample(marker) {
     console.log = orig;
   }
   return logs;
+}
+
+/** Cosine similarity of two vectors. */
+export function cosine(a, b) {
+  let d = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) (d += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
+  return d / Math.sqrt(na * nb);
+}
+
+/** `[sentence, Float32Array]` rows of a parity file in crates/engram-testkit/data/. */
+export function readParity(name) {
+  return readFileSync(new URL(`../../crates/engram-testkit/data/${name}`, import.meta.url), "utf8")
+    .split("\n")
+    .filter((l) => l.includes("\t"))
+    .map((l) => l.split("\t"))
+    .map(([s, v]) => [s, Float32Array.from(v.split(" ").map(Number))]);
 }

@@ -59,6 +59,10 @@ pub enum Error {
     #[error("embedding table error: {0}")]
     EmbedTable(String),
 
+    /// The weights or vocabulary of a transformer embedder could not be used.
+    #[error("embedding model error: {0}")]
+    EmbedModel(String),
+
     /// A sealed PII value could not be opened: wrong redaction key or altered data.
     #[error("cannot reveal redacted values: {0}")]
     RedactionKey(&'static str),
@@ -82,6 +86,7 @@ impl Error {
             Error::Tokenize(_) => "TOKENIZE",
             Error::RedactionKey(_) => "REDACTION_KEY",
             Error::EmbedTable(_) => "EMBED_TABLE",
+            Error::EmbedModel(_) => "EMBED_MODEL",
         }
     }
 

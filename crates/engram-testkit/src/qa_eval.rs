@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use engram_core::embed::StaticEmbedder;
+use engram_core::embed::{BertConfig, BertEmbedder, StaticEmbedder};
 use engram_core::lexical::terms::is_cjk;
 use engram_core::{ChannelWeights, Config, Engram, MemoryInput, RecallQuery, Scope};
 
@@ -18,6 +18,23 @@ pub fn default_table_path() -> PathBuf {
 pub fn load_default_table() -> StaticEmbedder {
     let bytes = std::fs::read(default_table_path()).unwrap_or_else(|e| panic!("read the default table: {e}"));
     StaticEmbedder::from_bytes(&bytes).unwrap_or_else(|e| panic!("load the default table: {e}"))
+}
+
+/// Where the full all-MiniLM-L6-v2 lives: `$ENGRAM_MINILM_DIR`, else where
+/// `scripts/env.sh`'s `ensure_minilm` puts it (`scripts/test.sh` runs that first).
+pub fn minilm_dir() -> PathBuf {
+    std::env::var_os("ENGRAM_MINILM_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").unwrap_or_else(|| panic!("neither ENGRAM_MINILM_DIR nor HOME is set"));
+        PathBuf::from(home).join(".cache/engram-models/all-MiniLM-L6-v2")
+    })
+}
+
+/// The full all-MiniLM-L6-v2, run by the core (see [`minilm_dir`]).
+pub fn load_minilm() -> BertEmbedder {
+    let dir = minilm_dir();
+    let weights = std::fs::read(dir.join("model.safetensors")).unwrap_or_else(|e| panic!("read {}/model.safetensors: {e} (fetch it: source scripts/env.sh && ensure_minilm)", dir.display()));
+    let vocab = std::fs::read_to_string(dir.join("vocab.txt")).unwrap_or_else(|e| panic!("read {}/vocab.txt: {e}", dir.display()));
+    BertEmbedder::from_safetensors(&weights, &vocab, BertConfig::MINILM_L6).unwrap_or_else(|e| panic!("load all-MiniLM-L6-v2: {e}"))
 }
 
 /// The question → answers task.
@@ -109,9 +126,26 @@ pub fn evaluate(task: &QaTask, answer_vecs: &[Vec<f32>], question_vecs: &[Vec<f3
     QaScore { at1: hit1 as f64 / n, at10: hit10 as f64 / n }
 }
 
+/// Cosine similarity of two vectors (for parity checks against reference vectors).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (n(a) * n(b))
+}
+
+/// `sentence<TAB>space-separated floats` lines of a parity file.
+pub fn parity_rows(tsv: &str) -> Vec<(&str, Vec<f32>)> {
+    tsv.lines()
+        .map(|line| {
+            let (sentence, numbers) = line.split_once('\t').unwrap_or_else(|| panic!("sentence<TAB>vector: {line:?}"));
+            (sentence, numbers.split(' ').map(|x| x.parse().unwrap_or_else(|e| panic!("{x:?}: {e}"))).collect())
+        })
+        .collect()
+}
+
 /// Embed every answer and question of the task.
-pub fn embed_task(task: &QaTask, embedder: &StaticEmbedder) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
-    let a = task.answers.iter().map(|t| embedder.embed(t)).collect();
-    let q = task.questions.iter().map(|(t, _)| embedder.embed(t)).collect();
+pub fn embed_task(task: &QaTask, embed: impl Fn(&str) -> Vec<f32>) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let a = task.answers.iter().map(|t| embed(t)).collect();
+    let q = task.questions.iter().map(|(t, _)| embed(t)).collect();
     (a, q)
 }

@@ -3,13 +3,7 @@
 //! table beats each channel alone.
 
 use engram_core::lexical::terms::is_cjk;
-use engram_testkit::qa_eval::{embed_task, evaluate, load_default_table, load_task, questions_in, Channels};
-
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    dot / (n(a) * n(b))
-}
+use engram_testkit::qa_eval::{cosine, embed_task, evaluate, load_default_table, load_task, parity_rows, questions_in, Channels};
 
 #[test]
 fn the_rust_embedder_reproduces_the_distillation_scripts_vectors() {
@@ -17,9 +11,7 @@ fn the_rust_embedder_reproduces_the_distillation_scripts_vectors() {
     assert_eq!(emb.dim(), 256);
     let text = include_str!("../data/embed_parity.tsv");
     let (mut compared, mut declined) = (0, 0);
-    for line in text.lines() {
-        let (sentence, numbers) = line.split_once('\t').expect("sentence<TAB>vector");
-        let expected: Vec<f32> = numbers.split(' ').map(|x| x.parse().expect("float")).collect();
+    for (sentence, expected) in parity_rows(text) {
         let got = emb.embed(sentence);
         if got.iter().all(|&x| x == 0.0) {
             // Declined: more unknown words than known ones — only for text the English
@@ -40,7 +32,7 @@ fn fused_recall_beats_bm25_alone_and_the_table_alone() {
     let emb = load_default_table();
     let task = load_task();
     assert!(task.questions.len() > 1000 && task.answers.len() > 1000);
-    let (a, q) = embed_task(&task, &emb);
+    let (a, q) = embed_task(&task, |t| emb.embed(t));
     let vector = evaluate(&task, &a, &q, Channels::Vector);
     let lexical = evaluate(&task, &a, &q, Channels::Lexical);
     let w = engram_core::ChannelWeights::default();
@@ -66,7 +58,7 @@ fn the_shipped_table_keeps_its_measured_english_recall() {
     // the table fitted on chit-chat and WordNet alone 0.557.
     let emb = load_default_table();
     let task = load_task();
-    let (a, q) = embed_task(&task, &emb);
+    let (a, q) = embed_task(&task, |t| emb.embed(t));
     let (english, english_q) = questions_in(&task, &q, false);
     assert_eq!(english.questions.len(), 745);
     let vector = evaluate(&english, &a, &english_q, Channels::Vector);

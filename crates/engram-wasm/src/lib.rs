@@ -12,6 +12,6 @@ mod error;
 mod knowledge;
 mod tokens;
 
-pub use embedder::StaticEmbedder;
+pub use embedder::{BertEmbedder, StaticEmbedder};
 pub use engine::Engine;
 pub use tokens::Tokenizer;

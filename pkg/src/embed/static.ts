@@ -7,7 +7,7 @@
  */
 import { loadCore, StaticEmbedderCore, type CoreStaticEmbedder } from "../core.js";
 import { EngramIoError, fromCore } from "../errors.js";
-import type { TableSource } from "../tokens.js";
+import { readSource, type TableSource } from "../tokens.js";
 import type { Embedder } from "./types.js";
 
 /** The asset's file name; its id changes whenever the table does. */
@@ -30,17 +30,18 @@ export function setEmbedTableLocator(f: () => Promise<Uint8Array>): void {
 let shared: Promise<CoreStaticEmbedder> | undefined;
 
 async function load(source: TableSource | undefined): Promise<CoreStaticEmbedder> {
-  const bytes =
-    source === undefined ? await locator()
-    : source instanceof Uint8Array ? source
-    : typeof source === "function" ? await source()
-    : new Uint8Array(await (await fetch(source)).arrayBuffer());
+  const bytes = source === undefined ? await locator() : await readSource(source, "embedding table");
   await loadCore();
   try {
     return StaticEmbedderCore.fromTableBytes(bytes);
   } catch (e) {
     throw fromCore(e);
   }
+}
+
+/** `count` vectors of `dim` from the core's concatenated output (views, no copy). */
+export function splitRows(flat: Float32Array, count: number, dim: number): Float32Array[] {
+  return Array.from({ length: count }, (_, i) => flat.subarray(i * dim, (i + 1) * dim));
 }
 
 /** An embedder backed by a static table in the wasm core. */
@@ -62,9 +63,7 @@ export class StaticEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const core = await this.core();
-    const flat = core.embedMany(texts);
-    const d = this.dimension;
-    return texts.map((_, i) => flat.subarray(i * d, (i + 1) * d));
+    return splitRows(core.embedMany(texts), texts.length, this.dimension);
   }
 
   private core(): Promise<CoreStaticEmbedder> {

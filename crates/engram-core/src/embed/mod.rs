@@ -1,14 +1,22 @@
-//! The default embedder: a static token-embedding table distilled from all-MiniLM-L6-v2
-//! (model2vec-style, see `scripts/distill/`). Text → BERT WordPiece → table rows (int8 with
-//! one f32 scale per row) → mean → unit length. No model, no network: ~1 µs per token.
+//! Embedders that run inside the core.
 //!
-//! The table is not linked into the core; it is loaded from bytes (`.engemb`):
-//! magic `ENGE`, u16 version 1, u16 dim, u32 rows, u32 vocab bytes, the vocabulary (tokens
-//! joined by `\n`, row i = token id i), rows × f32 scales, rows × dim int8, CRC-32.
+//! [`StaticEmbedder`], the default: a static token-embedding table distilled from
+//! all-MiniLM-L6-v2 (model2vec-style, see `scripts/distill/`). Text → BERT WordPiece →
+//! table rows (int8 with one f32 scale per row) → mean → unit length. No model, no
+//! network: ~1 µs per token. The table is not linked into the core; it is loaded from
+//! bytes (`.engemb`): magic `ENGE`, u16 version 1, u16 dim, u32 rows, u32 vocab bytes, the
+//! vocabulary (tokens joined by `\n`, row i = token id i), rows × f32 scales, rows × dim
+//! int8, CRC-32.
+//!
+//! [`BertEmbedder`], opt-in: the full model run from its own weights — the model's
+//! vectors, at transformer cost.
 
 mod accents;
+mod bert;
+mod safetensors;
 mod wordpiece;
 
+pub use bert::{BertConfig, BertEmbedder};
 pub use wordpiece::WordPiece;
 
 use crate::error::{Error, Result};
