@@ -16,6 +16,27 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     }
 }
 
+/// `Σ w[i]·x[k][i]` for four rows `x` at once (the inner step of a matrix product), over
+/// the shortest length. With SIMD `w` is loaded once for the four.
+#[inline]
+pub fn dot4(w: &[f32], x: [&[f32]; 4]) -> [f32; 4] {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::dot4(w, x)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        dot4_scalar(w, x)
+    }
+}
+
+/// The portable four-row kernel: four [`dot_scalar`]s. (Natively, sharing the loads of `w`
+/// across rows measured slower than this; in wasm the SIMD kernel is ~1.5× faster than
+/// four SIMD `dot`s in the size-optimized build, ~3× at opt-level 3.)
+pub fn dot4_scalar(w: &[f32], x: [&[f32]; 4]) -> [f32; 4] {
+    x.map(|row| dot_scalar(w, row))
+}
+
 /// `Σ q[i]·v[i]` for an int8 row (the caller multiplies by the row's scale).
 #[inline]
 pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
@@ -137,6 +158,32 @@ mod simd {
         f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s) + f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s) + tail
     }
 
+    /// Written out by hand (no loop over the four rows): the wasm build is optimized for
+    /// size and would otherwise keep the accumulators in memory.
+    pub fn dot4(w: &[f32], x: [&[f32]; 4]) -> [f32; 4] {
+        let n = x.iter().fold(w.len(), |n, r| n.min(r.len()));
+        let [r0, r1, r2, r3] = x;
+        let (mut a0, mut a1, mut a2, mut a3) = (f32x4_splat(0.0), f32x4_splat(0.0), f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut i = 0;
+        while i + 4 <= n {
+            // SAFETY: i + 4 <= n, and n is at most the length of `w` and of every row, so
+            // each load reads 4 f32 inside its slice; unaligned loads are allowed.
+            unsafe {
+                let wv = v128_load(w.as_ptr().add(i) as *const v128);
+                a0 = f32x4_add(a0, f32x4_mul(wv, v128_load(r0.as_ptr().add(i) as *const v128)));
+                a1 = f32x4_add(a1, f32x4_mul(wv, v128_load(r1.as_ptr().add(i) as *const v128)));
+                a2 = f32x4_add(a2, f32x4_mul(wv, v128_load(r2.as_ptr().add(i) as *const v128)));
+                a3 = f32x4_add(a3, f32x4_mul(wv, v128_load(r3.as_ptr().add(i) as *const v128)));
+            }
+            i += 4;
+        }
+        let sum = |a: v128, row: &[f32]| {
+            let tail: f32 = (i..n).map(|j| w[j] * row[j]).sum();
+            (f32x4_extract_lane::<0>(a) + f32x4_extract_lane::<2>(a)) + (f32x4_extract_lane::<1>(a) + f32x4_extract_lane::<3>(a)) + tail
+        };
+        [sum(a0, r0), sum(a1, r1), sum(a2, r2), sum(a3, r3)]
+    }
+
     pub fn dot_i8_i8(a: &[i8], b: &[i8]) -> i32 {
         let n = a.len().min(b.len());
         let (a, b) = (&a[..n], &b[..n]);
@@ -195,6 +242,22 @@ mod tests {
 
     fn naive(a: &[f32], b: &[f32]) -> f64 {
         a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    }
+
+    #[test]
+    fn the_four_row_kernel_agrees_with_four_dot_products_at_every_length() {
+        let v = |n: usize, seed: usize| (0..n).map(|i| (((i * 31 + seed * 17) % 23) as f32 - 11.0) / 7.0).collect::<Vec<f32>>();
+        for n in [0, 1, 3, 4, 5, 8, 13, 384, 1536] {
+            let w = v(n, 1);
+            let rows = [v(n, 2), v(n, 3), v(n, 4), v(n, 5)];
+            let got = dot4(&w, [&rows[0], &rows[1], &rows[2], &rows[3]]);
+            for (k, row) in rows.iter().enumerate() {
+                let want = naive(&w, row);
+                assert!((f64::from(got[k]) - want).abs() <= 1e-4 * (1.0 + want.abs()), "n {n} row {k}: {} vs {want}", got[k]);
+                let portable = f64::from(dot4_scalar(&w, [&rows[0], &rows[1], &rows[2], &rows[3]])[k]);
+                assert!((portable - want).abs() <= 1e-4 * (1.0 + want.abs()), "n {n} row {k}: portable {portable} vs {want}");
+            }
+        }
     }
 
     /// On wasm32 + simd128 `dot`/`dot_i8_i8` are the SIMD kernels; elsewhere this checks
