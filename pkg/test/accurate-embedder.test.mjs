@@ -36,12 +36,18 @@ test("Engram with the accurate embedder recalls by meaning where no word is shar
   }
 });
 
-test("bad model files are typed errors at first use, and a later good load still works", async () => {
+test("bad model files are typed errors at first use, other weights must be named, and a later good load still works", async () => {
   const vocab = await files.vocab();
   const truncated = new AccurateEmbedder({ weights: (await files.weights()).subarray(0, 1000), vocab });
   await assert.rejects(truncated.embed(["x"]), (e) => e.code === "EMBED_MODEL");
   const wrongDim = new AccurateEmbedder({ ...files, dimension: 256 });
   await assert.rejects(wrongDim.embed(["x"]), (e) => e.code === "EMBED_MODEL" && /384 dimensions/.test(e.message));
+  // Other weights (here: one value changed) must be named, or two models' vectors could
+  // share an id in a store.
+  const altered = new Uint8Array(await files.weights());
+  altered[altered.length - 1] ^= 0x01;
+  await assert.rejects(new AccurateEmbedder({ weights: altered, vocab }).embed(["x"]), (e) => e.code === "EMBED_MODEL" && /pass an id/.test(e.message));
+  assert.equal((await new AccurateEmbedder({ weights: altered, vocab, id: "my-minilm-variant" }).embed(["x"]))[0].length, 384);
   let fail = true;
   const flaky = new AccurateEmbedder({ vocab, weights: async () => { if (fail) throw new Error("network down"); return files.weights(); } });
   await assert.rejects(flaky.embed(["x"]), (e) => e.code === "EMBED_MODEL" && /network down/.test(e.message));

@@ -19,7 +19,8 @@ export interface AccurateEmbedderOptions {
   weights: TableSource;
   /** `vocab.txt`, one WordPiece token per line: bytes, a URL to fetch, or a loader. */
   vocab: TableSource;
-  /** Names the model in the store (default: all-MiniLM-L6-v2's). */
+  /** Names the model in the store. Required for weights other than all-MiniLM-L6-v2's
+   * published ones (a store must never mix two models' vectors under one id). */
   id?: string;
   /** Hidden size (default 384). */
   dimension?: number;
@@ -30,6 +31,8 @@ export interface AccurateEmbedderOptions {
 }
 
 const MINILM_ID = "engram-bert:all-minilm-l6-v2";
+/** The core's id of all-MiniLM-L6-v2's published `model.safetensors` (layers, width, CRC-32). */
+const MINILM_WEIGHTS = "engram-bert-6x384-17279aed";
 
 /** An embedder that runs a BERT encoder in the wasm core; the model loads on first use. */
 export class AccurateEmbedder implements Embedder {
@@ -68,10 +71,14 @@ export class AccurateEmbedder implements Embedder {
     } catch (e) {
       throw fromCore(e);
     }
-    const dim = model.dim;
-    if (dim !== this.dimension) {
+    const [dim, weightsId] = [model.dim, model.id];
+    const problem =
+      dim !== this.dimension ? `the model has ${dim} dimensions, expected ${this.dimension}`
+      : this.opts.id === undefined && weightsId !== MINILM_WEIGHTS ? `these weights (${weightsId}) are not all-MiniLM-L6-v2's published ones: pass an id naming the model`
+      : undefined;
+    if (problem) {
       model.free();
-      throw new EngramIoError("EMBED_MODEL", `the model has ${dim} dimensions, expected ${this.dimension}`);
+      throw new EngramIoError("EMBED_MODEL", problem);
     }
     return model;
   }
