@@ -1,14 +1,15 @@
 // Default embedder throughput in wasm (Node): cold table load, then short sentences per
 // second (chatterbot questions and answers), batched as the SDK does.
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { performance } from "node:perf_hooks";
-import { StaticEmbedder } from "../dist/entrypoints/node.js";
+import { AccurateEmbedder, StaticEmbedder } from "../dist/entrypoints/node.js";
 
 const lines = readFileSync(new URL("../../crates/engram-testkit/data/qa_chatterbot.tsv", import.meta.url), "utf8")
   .split("\n")
   .filter((l) => /^[aq]\t/.test(l))
   .map((l) => l.split("\t")[2]);
-const { readFile } = await import("node:fs/promises");
 await new StaticEmbedder({ table: new Uint8Array(8) }).ready().catch(() => undefined); // instantiate the wasm core first
 let t = performance.now();
 const bytes = new Uint8Array(await readFile(new URL("../assets/minilm-l6-v2-static-256.engemb", import.meta.url)));
@@ -36,9 +37,7 @@ for (const batch of [1, 64]) {
 
 // The accurate embedder (the full all-MiniLM-L6-v2 in wasm), when its files are on this
 // machine (scripts/env.sh's ensure_minilm): cold load, then sentences per second.
-const { homedir } = await import("node:os");
 const dir = process.env.ENGRAM_MINILM_DIR ?? `${homedir()}/.cache/engram-models/all-MiniLM-L6-v2`;
-const { AccurateEmbedder } = await import("../dist/entrypoints/node.js");
 const weights = await readFile(`${dir}/model.safetensors`).catch(() => undefined);
 if (!weights) {
   console.log(`accurate embedder: no model in ${dir} (source scripts/env.sh && ensure_minilm)`);

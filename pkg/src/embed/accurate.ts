@@ -10,8 +10,8 @@
 import { BertEmbedderCore, loadCore, type CoreBertEmbedder } from "../core.js";
 import { EngramIoError, fromCore } from "../errors.js";
 import { readSource, type TableSource } from "../tokens.js";
-import { splitRows } from "./static.js";
 import type { Embedder } from "./types.js";
+import { splitRows } from "./vectors.js";
 
 /** Where the model comes from, and what its files do not say. */
 export interface AccurateEmbedderOptions {

@@ -9,6 +9,7 @@ import { loadCore, StaticEmbedderCore, type CoreStaticEmbedder } from "../core.j
 import { EngramIoError, fromCore } from "../errors.js";
 import { readSource, type TableSource } from "../tokens.js";
 import type { Embedder } from "./types.js";
+import { splitRows } from "./vectors.js";
 
 /** The asset's file name; its id changes whenever the table does. */
 export const DEFAULT_EMBED_TABLE = "minilm-l6-v2-static-256.engemb";
@@ -37,11 +38,6 @@ async function load(source: TableSource | undefined): Promise<CoreStaticEmbedder
   } catch (e) {
     throw fromCore(e);
   }
-}
-
-/** `count` vectors of `dim` from the core's concatenated output (views, no copy). */
-export function splitRows(flat: Float32Array, count: number, dim: number): Float32Array[] {
-  return Array.from({ length: count }, (_, i) => flat.subarray(i * dim, (i + 1) * dim));
 }
 
 /** An embedder backed by a static table in the wasm core. */

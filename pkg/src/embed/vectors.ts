@@ -6,6 +6,11 @@
 import { EngramError, EngramIoError } from "../errors.js";
 import type { Embedder } from "./types.js";
 
+/** `count` vectors of `dim` from the core's concatenated output (views, no copy). */
+export function splitRows(flat: Float32Array, count: number, dim: number): Float32Array[] {
+  return Array.from({ length: count }, (_, i) => flat.subarray(i * dim, (i + 1) * dim));
+}
+
 export class Vectors {
   constructor(readonly embedder: Embedder | undefined) {}
 
