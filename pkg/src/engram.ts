@@ -186,6 +186,15 @@ export class Engram {
     };
     try {
       const { engine, report } = await this.persistence.open(fresh);
+      // A snapshot carries the settings it was saved with; this open's settings win.
+      if (report.snapshot !== "none") {
+        try {
+          engine.setConfig(this.opts.config);
+        } catch (e) {
+          engine.free();
+          throw e;
+        }
+      }
       this.engine = engine;
       this.openReport = report;
     } catch (e) {
@@ -368,6 +377,12 @@ export class Engram {
     if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
     await this.mutate("import", async () => {
       const next = this.call(() => Engine.fromSnapshot(bytes));
+      try {
+        this.call(() => next.setConfig(this.opts.config));
+      } catch (e) {
+        next.free();
+        throw e;
+      }
       this.engine.free();
       this.engine = next;
       if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);

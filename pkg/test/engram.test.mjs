@@ -118,6 +118,31 @@ test("bad input from JS gets a typed error with a code and the instance stays us
   assert.equal((await mem.remember("eve still works")).action, "inserted");
 });
 
+test("a store reopened from its snapshot takes this open's config, and bad settings are refused", async () => {
+  const storage = new MemoryStorage();
+  const a = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8) });
+  await a.remember("g likes green tea");
+  await a.compact();
+  await a.close();
+  // Importance 0.5 is under a weak threshold of 0.6: the new setting must hide the memory.
+  const b = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8), config: { weakThreshold: 0.6 } });
+  assert.equal(b.openReport.snapshot, "current");
+  assert.equal((await b.recall("green tea", { force: true })).hits.length, 0);
+  await b.close();
+  const c = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8) });
+  assert.equal((await c.recall("green tea", { force: true })).hits.length, 1);
+  await c.close();
+  // The vectors are stored as int8: another precision is refused, naming it.
+  await assert.rejects(Engram.open({ user: "g", storage, embedder: hashEmbedder(8), config: { precision: "F32" } }), (e) => e.code === "INVALID_INPUT" && /precision/.test(e.message));
+  for (const config of [{ rrfK: -1 }, { weights: { vector: Number.NaN } }, { sessionTtlMs: 0 }]) {
+    await assert.rejects(Engram.open({ user: "h", embedder: false, config }), (e) => e instanceof EngramInputError && e.code === "INVALID_INPUT", JSON.stringify(config));
+  }
+  const snapshot = (await Engram.open({ user: "g", storage, embedder: hashEmbedder(8) })).exportSnapshot();
+  const d = await Engram.open({ user: "g", embedder: hashEmbedder(8), config: { weakThreshold: 0.6 } });
+  await d.importSnapshot(snapshot);
+  assert.equal((await d.recall("green tea", { force: true })).hits.length, 0, "an imported snapshot takes this instance's config too");
+});
+
 test("mixing embedders of another dimension or id in one store is refused", async () => {
   const storage = new MemoryStorage();
   const a = await Engram.open({ user: "f", storage, embedder: hashEmbedder(16, "model-a") });

@@ -84,9 +84,14 @@ pub struct QaScore {
     pub at10: f64,
 }
 
-/// Run the task through the core's recall. `answer_vecs`/`question_vecs` come from
-/// `embedder` (computed once by the caller).
+/// Run the task through the core's recall at the default `rrf_k`. `answer_vecs` /
+/// `question_vecs` come from the embedder (computed once by the caller).
 pub fn evaluate(task: &QaTask, answer_vecs: &[Vec<f32>], question_vecs: &[Vec<f32>], channels: Channels) -> QaScore {
+    evaluate_at_k(task, answer_vecs, question_vecs, channels, Config::default().rrf_k)
+}
+
+/// [`evaluate`] with reciprocal-rank fusion's `k` set to `rrf_k`.
+pub fn evaluate_at_k(task: &QaTask, answer_vecs: &[Vec<f32>], question_vecs: &[Vec<f32>], channels: Channels, rrf_k: f32) -> QaScore {
     let (wv, wl) = match channels {
         Channels::Vector => (1.0, 0.0),
         Channels::Lexical => (0.0, 1.0),
@@ -96,6 +101,7 @@ pub fn evaluate(task: &QaTask, answer_vecs: &[Vec<f32>], question_vecs: &[Vec<f3
         dedup_threshold: 1.01, // distinct answers stay distinct
         weights: ChannelWeights { vector: wv, lexical: wl, key: 0.0, graph: 0.0 },
         min_similarity: -1.0,
+        rrf_k,
         ..Config::default()
     };
     let mut e = Engram::new(config, 1);

@@ -44,13 +44,21 @@ fn through_the_core_the_encoder_finds_what_the_full_model_finds() {
     let task = load_task();
     let (a, q) = embed_task(&task, |t| emb.embed(t));
     let (english, english_q) = questions_in(&task, &q, false);
-    let vector = evaluate(&english, &a, &english_q, Channels::Vector);
-    let lexical = evaluate(&english, &a, &english_q, Channels::Lexical);
     let w = engram_core::ChannelWeights::default();
-    let hybrid = evaluate(&english, &a, &english_q, Channels::Hybrid(w.vector, w.lexical));
-    eprintln!("English recall@1/@10: vector {:.3}/{:.3}, BM25 {:.3}/{:.3}, hybrid {:.3}/{:.3}", vector.at1, vector.at10, lexical.at1, lexical.at10, hybrid.at1, hybrid.at10);
-    // sentence-transformers' own vectors score 0.709 (scripts/distill/distill.py); the core's
-    // exact cosine ranking over the same vectors must land on it.
-    assert!((vector.at10 - 0.709).abs() <= 0.005, "vector recall@10 {vector:?}");
-    assert!(hybrid.at10 > lexical.at10, "hybrid {hybrid:?} vs BM25 {lexical:?}");
+    for (name, task, q) in [("English", &english, &english_q), ("all", &task, &q)] {
+        let vector = evaluate(task, &a, q, Channels::Vector);
+        let lexical = evaluate(task, &a, q, Channels::Lexical);
+        let hybrid = evaluate(task, &a, q, Channels::Hybrid(w.vector, w.lexical));
+        eprintln!("{name} recall@1/@10: vector {:.3}/{:.3}, BM25 {:.3}/{:.3}, hybrid {:.3}/{:.3}", vector.at1, vector.at10, lexical.at1, lexical.at10, hybrid.at1, hybrid.at10);
+        if name == "English" {
+            // sentence-transformers' own vectors score 0.393 / 0.709 (plain cosine ranking in
+            // scripts/distill/distill.py); the core's recall over the same vectors must land
+            // on it — importance and fusion may not overturn the ranking.
+            assert!((vector.at10 - 0.709).abs() <= 0.005, "vector recall@10 {vector:?}");
+            assert!((vector.at1 - 0.393).abs() <= 0.005, "vector recall@1 {vector:?}");
+        }
+        // At the default weights the fused list is at least as good as either channel alone.
+        assert!(hybrid.at10 >= vector.at10 && hybrid.at1 >= vector.at1, "{name}: hybrid {hybrid:?} vs vector {vector:?}");
+        assert!(hybrid.at10 > lexical.at10 && hybrid.at1 > lexical.at1, "{name}: hybrid {hybrid:?} vs BM25 {lexical:?}");
+    }
 }

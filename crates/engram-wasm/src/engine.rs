@@ -35,11 +35,27 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, replica: f64) -> Result<Engine, JsValue> {
         let config: Config = if config.is_undefined() || config.is_null() { Config::default() } else { from_js("config", config)? };
+        config.validate().map_err(to_js)?;
         let replica = millis(replica).map_err(|_| invalid("replica must be an integer below 2^53"))?;
         if replica < 0 {
             return Err(invalid("replica must not be negative"));
         }
         Ok(Engine { inner: Engram::new(config, replica as u64) })
+    }
+
+    /// Replace the configuration (a partial `Config` object, or undefined for the defaults)
+    /// — for a store restored from a snapshot, which carries the settings it was saved with.
+    /// Without a `precision` the store keeps its own. Throws `INVALID_INPUT` on bad numbers
+    /// or a precision other than that of the vectors stored.
+    #[wasm_bindgen(js_name = setConfig)]
+    pub fn set_config(&mut self, config: JsValue) -> Result<(), JsValue> {
+        let given = !config.is_undefined() && !config.is_null();
+        let names_precision = given && js_sys::Reflect::has(&config, &JsValue::from_str("precision")).unwrap_or(false);
+        let mut next: Config = if given { from_js("config", config)? } else { Config::default() };
+        if !names_precision {
+            next.precision = self.inner.config().precision;
+        }
+        self.inner.set_config(next).map_err(to_js)
     }
 
     /// Restore from snapshot bytes. Throws `EngramError` on corrupt or future input.

@@ -93,6 +93,23 @@ impl Engram {
         &self.config
     }
 
+    /// Replace the configuration — a store restored from a snapshot carries the settings
+    /// it was saved with, and the caller's settings must win over them. Refused, with the
+    /// engine unchanged, when a number is invalid ([`Config::validate`]) or when `precision`
+    /// differs from the store's while it holds vectors (they are stored at that precision).
+    /// Vector indexes already built keep their ANN settings until rebuilt.
+    pub fn set_config(&mut self, config: Config) -> Result<()> {
+        config.validate()?;
+        if config.precision != self.config.precision && self.has_vectors() {
+            return Err(Error::invalid(
+                "precision",
+                format!("this store keeps its vectors as {:?}; open a new store for {:?}", self.config.precision, config.precision),
+            ));
+        }
+        self.config = config;
+        Ok(())
+    }
+
     /// This replica's id.
     pub fn replica(&self) -> u64 {
         self.hlc.replica()

@@ -1,12 +1,13 @@
 //! The default embedder on the chatterbot question → answer task: each channel alone and
-//! fused at several weights, through the core's recall; and native throughput.
+//! fused at several weights and several `rrf_k`, through the core's recall; and native
+//! throughput.
 //! The full MiniLM's figures come from `scripts/distill/distill.py` (it needs torch).
 //! With `--accurate`, the same for the accurate embedder (the full model run by the core
 //! from `$ENGRAM_MINILM_DIR`) instead of the table.
 
 use std::time::Instant;
 
-use engram_testkit::qa_eval::{embed_task, evaluate, load_default_table, load_minilm, load_task, questions_in, Channels};
+use engram_testkit::qa_eval::{embed_task, evaluate, evaluate_at_k, load_default_table, load_minilm, load_task, questions_in, Channels};
 
 fn main() {
     let task = load_task();
@@ -39,6 +40,13 @@ fn main() {
         show(&format!("hybrid vector : lexical {v} : {l}"), Channels::Hybrid(v, l));
     }
     let w = engram_core::ChannelWeights::default();
+    // Fused scores are multiplied by importance × decay; the smaller k, the more steeply they
+    // fall with rank and the less that weight overturns relevance (the default is 1).
+    for k in [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0] {
+        let s = evaluate_at_k(&task, &a, &q, Channels::Hybrid(w.vector, w.lexical), k);
+        let e = evaluate_at_k(&english, &a, &english_q, Channels::Hybrid(w.vector, w.lexical), k);
+        println!("{:<34} recall@1/@10 all {:.3}/{:.3}  English {:.3}/{:.3}", format!("hybrid default weights, rrf k {k}"), s.at1, s.at10, e.at1, e.at10);
+    }
     for (lang, chinese) in [("English", false), ("Chinese", true)] {
         let (sub, sq) = questions_in(&task, &q, chinese);
         println!("-- {lang} questions only ({}):", sub.questions.len());

@@ -1,0 +1,72 @@
+//! How recall orders what it finds: relevance first, then `importance × decay` within
+//! reach of it. Fused scores fall with rank as `1 / (rrf_k + rank)`; with the default
+//! `rrf_k` a boost in weight moves a memory only past close matches, never past far better
+//! ones (at `rrf_k` 60 both tests below fail: the weight overturned the ranking).
+
+use engram_core::decay::DAY_MS;
+use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
+
+const T0: i64 = 1_764_000_000_000;
+const DIM: usize = 12;
+
+fn alice() -> Scope {
+    Scope::user("acme", "alice")
+}
+
+/// A unit vector whose cosine with the query (axis 0) is `cos`, leaning towards its own
+/// axis `own` otherwise — so two memories' cosine is the product of theirs (below the
+/// near-duplicate threshold) and their rank for the query is set by `cos` alone.
+fn at_cosine(cos: f32, own: usize) -> Vec<f32> {
+    let mut v = vec![0.0; DIM];
+    v[0] = cos;
+    v[own] = (1.0 - cos * cos).sqrt();
+    v
+}
+
+fn query() -> RecallQuery {
+    let mut q = RecallQuery::text("").with_k(10);
+    q.force = true;
+    q.embedding = Some(at_cosine(1.0, 1));
+    q
+}
+
+fn remember(e: &mut Engram, text: &str, cos: f32, own: usize, at: i64) -> String {
+    e.remember(&alice(), MemoryInput::fact(text).with_embedding(at_cosine(cos, own)), at).expect("remember").id
+}
+
+fn texts(e: &Engram, at: i64) -> Vec<String> {
+    e.recall(&alice(), &query(), at).expect("recall").hits.into_iter().map(|h| h.record.text).collect()
+}
+
+#[test]
+fn a_memory_seen_twice_does_not_outrank_a_far_better_match() {
+    let mut e = Engram::new(Config::default(), 1);
+    remember(&mut e, "best match", 0.95, 1, T0);
+    for (i, cos) in [0.9, 0.85, 0.8, 0.75].into_iter().enumerate() {
+        remember(&mut e, &format!("match {}", i + 2), cos, i + 2, T0);
+    }
+    remember(&mut e, "sixth match, seen twice", 0.7, 6, T0);
+    let again = e.remember(&alice(), MemoryInput::fact("sixth match, seen twice").with_embedding(at_cosine(0.7, 6)), T0).expect("again");
+    let seen_twice = e.recall(&alice(), &query(), T0).expect("recall").hits.into_iter().find(|h| h.record.id == again.id).expect("recalled");
+    assert!(seen_twice.record.importance > 0.5, "the repeat reinforced it: {}", seen_twice.record.importance);
+    // 1.2 / (1 + r) × 0.6 at rank 6 passes its neighbour at rank 5 (× 0.5), no further.
+    assert_eq!(texts(&e, T0), ["best match", "match 2", "match 3", "match 4", "sixth match, seen twice", "match 5"]);
+}
+
+#[test]
+fn an_old_best_match_gives_way_only_to_close_fresh_matches() {
+    let mut e = Engram::new(Config::default(), 1);
+    let now = T0 + 45 * DAY_MS; // the old memory's decay: 0.5^(45/30) ≈ 0.35
+    remember(&mut e, "old best match", 0.95, 1, T0);
+    let fresh = [0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55];
+    for (i, cos) in fresh.into_iter().enumerate() {
+        remember(&mut e, &format!("fresh {}", i + 2), cos, i + 2, now);
+    }
+    let order = texts(&e, now);
+    // 1.2 / (1 + 1) × 0.5 × 0.35 ≈ 0.106 against 1.2 / (1 + r) × 0.5 for the fresh at rank r:
+    // ranks 2–4 stay ahead, ranks 5 and below fall behind.
+    assert_eq!(order.iter().position(|t| t == "old best match"), Some(3), "{order:?}");
+    assert_eq!(order.len(), 1 + fresh.len());
+    let fresh_order: Vec<&String> = order.iter().filter(|t| t.starts_with("fresh")).collect();
+    assert_eq!(fresh_order, (2..=9).map(|i| format!("fresh {i}")).collect::<Vec<_>>().iter().collect::<Vec<_>>());
+}
