@@ -14,96 +14,21 @@
  * @module
  */
 import { Engine, loadCore, type CoreEngine, type CoreTokenizer } from "./core.js";
-import type { Embedder } from "./embed/types.js";
 import { defaultEmbedder } from "./embed/static.js";
 import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
 import { EngramError, EngramFatalError, EngramInputError, fromCore } from "./errors.js";
+import type { ChangeEvent, ContextOptions, ErrorEvent, OpenOptions, RecallOptions } from "./options.js";
 import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
-import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncOptions, type SyncReport } from "./sync/client.js";
+import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncReport } from "./sync/client.js";
 import { MemoryStorage } from "./storage/memory.js";
-import type { StorageAdapter } from "./storage/types.js";
-import { loadTokenizer, type EncodingName, type TableSource } from "./tokens.js";
+import { loadTokenizer } from "./tokens.js";
 import type {
-  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, Kind, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Role,
+  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Role,
   Scope, TokenCount, WriteOutcome,
 } from "./types.js";
-
-/** Options of {@link Engram.open}. */
-export interface OpenOptions {
-  /** The user whose memory this is. Every call is scoped to this user. */
-  user: string;
-  /** The tenant (default `"default"`). */
-  tenant?: string;
-  /** The agent, when several agents share a user. */
-  agent?: string;
-  /** Where state is persisted (default: in memory). */
-  storage?: StorageAdapter;
-  /** Key prefix in storage (default: `engram/<tenant>/<user>/`). */
-  namespace?: string;
-  /**
-   * Turns texts into vectors. Default: {@link defaultEmbedder} (a static table in the wasm
-   * core, offline; its table loads on first use). `false`: no vectors — recall then uses
-   * words, keys and the graph only.
-   */
-  embedder?: Embedder | false;
-  /** Exact token counting: the encoding and where its table comes from, or `false` for estimates only. */
-  tokenizer?: { encoding?: EncodingName; table?: TableSource } | false;
-  /** Core configuration overrides (see the core's `Config`). */
-  config?: Record<string, unknown>;
-  /** Write a snapshot every this many op batches (default 100). */
-  compactEvery?: number;
-  /** Embed chat turns so they are recalled by meaning too (default true when an embedder is set). */
-  embedTurns?: boolean;
-  /** The clock (default `Date.now`). */
-  now?: () => number;
-  /** An LLM extractor: `observe` then also learns from the turns in the background. */
-  extractor?: Extractor;
-  /**
-   * 32 bytes only the user holds: PII is then sealed into records (reversible with
-   * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
-   */
-  redactionKey?: Uint8Array;
-  /**
-   * Sync with an engram origin: local changes are kept in a persisted outbox until the
-   * origin accepts them, and changes from the user's other devices are pulled and applied.
-   * Background by default; {@link Engram.sync} syncs now.
-   */
-  sync?: SyncOptions;
-}
-
-/** Options of {@link Engram.recall}. */
-export interface RecallOptions {
-  k?: number;
-  kinds?: Kind[];
-  /** Retrieve even when the router classifies the query as small talk. */
-  force?: boolean;
-}
-
-/** Options of {@link Engram.buildContext}. */
-export interface ContextOptions {
-  /** Exact token budget of the returned text (default 900). */
-  budget?: number;
-  /** Include this session's recent turns and summary. */
-  session?: string;
-  k?: number;
-  recentTurns?: number;
-}
-
-/** A change, emitted after the core call returned and its ops were persisted. */
-export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull";
-  ids: string[];
-}
-
-/** A background task failed (e.g. an extractor's answer was rejected); nothing was written for it. */
-export interface ErrorEvent {
-  type: "error";
-  task: "learn";
-  error: EngramError;
-}
 
 type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent;
 type Listener = (e: AnyEvent) => void;

@@ -6,7 +6,8 @@
  * and the token tables.
  * @module
  */
-export { Engram, type OpenOptions, type RecallOptions, type ContextOptions, type ChangeEvent, type ErrorEvent } from "./engram.js";
+export { Engram } from "./engram.js";
+export type { OpenOptions, RecallOptions, ContextOptions, ChangeEvent, ErrorEvent } from "./options.js";
 export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor, type ExtractionRequest, type ShownMemory, type OpenAiExtractorOptions, type WorkersAiLike } from "./extract/llm.js";
 export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./extract/operations.js";
 export type { LearnReport } from "./learn.js";

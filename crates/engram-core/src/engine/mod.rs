@@ -97,7 +97,7 @@ impl Engram {
     /// it was saved with, and the caller's settings must win over them. Refused, with the
     /// engine unchanged, when a number is invalid ([`Config::validate`]) or when `precision`
     /// differs from the store's while it holds vectors (they are stored at that precision).
-    /// Vector indexes already built keep their ANN settings until rebuilt.
+    /// The vector indexes of users already loaded keep the ANN settings they were made with.
     pub fn set_config(&mut self, config: Config) -> Result<()> {
         config.validate()?;
         if config.precision != self.config.precision && self.has_vectors() {

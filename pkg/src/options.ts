@@ -1,0 +1,91 @@
+/**
+ * What {@link Engram.open}, {@link Engram.recall} and {@link Engram.buildContext} take, and
+ * the events an `Engram` emits.
+ * @module
+ */
+import type { Embedder } from "./embed/types.js";
+import type { EngramError } from "./errors.js";
+import type { Extractor } from "./extract/llm.js";
+import type { StorageAdapter } from "./storage/types.js";
+import type { SyncOptions } from "./sync/client.js";
+import type { EncodingName, TableSource } from "./tokens.js";
+import type { Kind } from "./types.js";
+
+/** Options of {@link Engram.open}. */
+export interface OpenOptions {
+  /** The user whose memory this is. Every call is scoped to this user. */
+  user: string;
+  /** The tenant (default `"default"`). */
+  tenant?: string;
+  /** The agent, when several agents share a user. */
+  agent?: string;
+  /** Where state is persisted (default: in memory). */
+  storage?: StorageAdapter;
+  /** Key prefix in storage (default: `engram/<tenant>/<user>/`). */
+  namespace?: string;
+  /**
+   * Turns texts into vectors. Default: {@link defaultEmbedder} (a static table in the wasm
+   * core, offline; its table loads on first use). `false`: no vectors — recall then uses
+   * words, keys and the graph only.
+   */
+  embedder?: Embedder | false;
+  /** Exact token counting: the encoding and where its table comes from, or `false` for estimates only. */
+  tokenizer?: { encoding?: EncodingName; table?: TableSource } | false;
+  /**
+   * Core configuration overrides (see the core's `Config`), applied on every open — also to a
+   * store restored from its snapshot, whose saved settings they replace. A store that holds
+   * vectors keeps their `precision` ("Int8" or "F32"); naming another is `INVALID_INPUT`, as are
+   * NaN or negative weights, `rrfK` and thresholds.
+   */
+  config?: Record<string, unknown>;
+  /** Write a snapshot every this many op batches (default 100). */
+  compactEvery?: number;
+  /** Embed chat turns so they are recalled by meaning too (default true when an embedder is set). */
+  embedTurns?: boolean;
+  /** The clock (default `Date.now`). */
+  now?: () => number;
+  /** An LLM extractor: `observe` then also learns from the turns in the background. */
+  extractor?: Extractor;
+  /**
+   * 32 bytes only the user holds: PII is then sealed into records (reversible with
+   * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
+   */
+  redactionKey?: Uint8Array;
+  /**
+   * Sync with an engram origin: local changes are kept in a persisted outbox until the
+   * origin accepts them, and changes from the user's other devices are pulled and applied.
+   * Background by default; {@link Engram.sync} syncs now.
+   */
+  sync?: SyncOptions;
+}
+
+/** Options of {@link Engram.recall}. */
+export interface RecallOptions {
+  k?: number;
+  kinds?: Kind[];
+  /** Retrieve even when the router classifies the query as small talk. */
+  force?: boolean;
+}
+
+/** Options of {@link Engram.buildContext}. */
+export interface ContextOptions {
+  /** Exact token budget of the returned text (default 900). */
+  budget?: number;
+  /** Include this session's recent turns and summary. */
+  session?: string;
+  k?: number;
+  recentTurns?: number;
+}
+
+/** A change, emitted after the core call returned and its ops were persisted. */
+export interface ChangeEvent {
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull";
+  ids: string[];
+}
+
+/** A background task failed (e.g. an extractor's answer was rejected); nothing was written for it. */
+export interface ErrorEvent {
+  type: "error";
+  task: "learn";
+  error: EngramError;
+}
