@@ -1,8 +1,10 @@
 //! The read path. Channels rank candidates independently — vectors (meaning), BM25
 //! (words), exact fact keys — and reciprocal-rank fusion combines ranks, not raw scores,
-//! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank. Fused scores are then
-//! weighted by `importance × decay(age)`; expired, superseded and weak memories are
-//! dropped; texts already seen are skipped, preserving order.
+//! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank.
+//! Fused scores are then weighted by `importance × decay(age)` — which is why fusion's `k`
+//! is small (see `Config::rrf_k`): the fused score must fall steeply enough with rank that
+//! the weight reorders close matches, not far ones. Expired, superseded and weak memories
+//! are dropped; texts already seen are skipped, preserving order.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
