@@ -13,14 +13,13 @@ export type EncodingName = "o200k_base" | "cl100k_base";
 export type TableSource = Uint8Array | URL | string | (() => Promise<Uint8Array>);
 
 const cache = new Map<string, Promise<CoreTokenizer>>();
+// No URL here: a `new URL(`…${enc}…`)` would make bundlers copy every table into every app.
+// Each entry point names its assets with literal URLs (see entrypoints/browser.ts).
 let defaultLocator: (enc: EncodingName) => Promise<Uint8Array> = async (enc) => {
-  const url = new URL(`../assets/${enc}.engtok`, import.meta.url);
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`cannot fetch ${url}: ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  throw new Error(`engram: no location for the ${enc} token table; import engram through its package entry point, or pass tokenizer.table`);
 };
 
-/** Entry points replace how the packaged tables are found (Node reads files). */
+/** Entry points set how the packaged tables are found (Node reads files, browsers fetch). */
 export function setTableLocator(f: (enc: EncodingName) => Promise<Uint8Array>): void {
   defaultLocator = f;
 }

@@ -16,14 +16,13 @@ export const DEFAULT_EMBED_TABLE = "minilm-l6-v2-static-256.engemb";
 const DEFAULT_ID = "engram-static:minilm-l6-v2:256:v1";
 const DEFAULT_DIM = 256;
 
+// No URL here: entry points name the asset with a literal `new URL("…", import.meta.url)`,
+// the only form bundlers copy and rewrite (see entrypoints/browser.ts).
 let locator: () => Promise<Uint8Array> = async () => {
-  const url = new URL(`../../assets/${DEFAULT_EMBED_TABLE}`, import.meta.url);
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`cannot fetch ${url}: ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  throw new Error(`engram: no location for ${DEFAULT_EMBED_TABLE}; import engram through its package entry point, or pass defaultEmbedder({ table })`);
 };
 
-/** Entry points replace how the packaged table is found (Node reads the file). */
+/** Entry points set how the packaged table is found (Node reads the file, browsers fetch). */
 export function setEmbedTableLocator(f: () => Promise<Uint8Array>): void {
   locator = f;
 }

@@ -1,0 +1,85 @@
+// The packed tarball under Vite: a production build and the dev server, each run in Chromium.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { build, createServer, preview } from "vite";
+import { checkSmoke, fixtures, freePort, installEngram, launch, runSmokePage } from "./helpers.mjs";
+
+const app = join(fixtures, "browser");
+let browser;
+before(async () => {
+  installEngram();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const quiet = { logLevel: "warn", configFile: false, server: { fs: { allow: [fixtures] } } };
+
+test("Vite production build: emits the wasm, o200k and the embedding table once each (not cl100k); runs in Chromium", async () => {
+  const outDir = join(app, "dist");
+  await build({ ...quiet, root: app, build: { outDir, emptyOutDir: true } });
+  const assets = readdirSync(join(outDir, "assets"));
+  const count = (re) => assets.filter((f) => re.test(f)).length;
+  assert.equal(count(/\.wasm$/), 1, assets.join(" "));
+  assert.equal(count(/^o200k_base.*\.engtok$/), 1, assets.join(" "));
+  assert.equal(count(/^cl100k_base/), 0, "cl100k is not emitted into the app");
+  assert.equal(count(/^minilm-l6-v2-static-256.*\.engemb$/), 1, assets.join(" "));
+  assert.ok(statSync(join(outDir, "assets", assets.find((f) => f.endsWith(".engemb")))).size > 7_000_000);
+
+  const port = await freePort();
+  const server = await preview({ ...quiet, root: app, build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    const { result, errors } = await runSmokePage(browser, url);
+    assert.deepEqual(errors, []);
+    checkSmoke(assert, result);
+  } finally {
+    await server.close();
+  }
+});
+
+test("Vite production build: a reload reads both tables from the Cache API (no refetch)", async () => {
+  const outDir = join(app, "dist");
+  const port = await freePort();
+  const server = await preview({ ...quiet, root: app, build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("pageerror", (e) => errors.push(e.message));
+    const tables = [];
+    page.on("request", (r) => /\.(engemb|engtok)$/.test(new URL(r.url()).pathname) && tables.push(r.url()));
+    await page.goto(`http://127.0.0.1:${port}/?user=first`);
+    await page.waitForFunction(() => window.__smoke !== undefined, null, { timeout: 60_000 });
+    checkSmoke(assert, await page.evaluate(() => window.__smoke));
+    assert.equal(tables.length, 2, `first visit fetches both tables: ${tables.join(" ")}`);
+    tables.length = 0;
+    await page.goto(`http://127.0.0.1:${port}/?user=second`);
+    await page.waitForFunction(() => window.__smoke !== undefined, null, { timeout: 60_000 });
+    checkSmoke(assert, await page.evaluate(() => window.__smoke));
+    assert.deepEqual(tables, [], "the reload fetched no table");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
+
+test("Vite dev server (dependency pre-bundling): runs in Chromium", async () => {
+  const port = await freePort();
+  const server = await createServer({ ...quiet, root: app, server: { host: "127.0.0.1", port, strictPort: true, fs: { allow: [fixtures] } } });
+  await server.listen();
+  try {
+    const { result, errors, requests } = await runSmokePage(browser, `http://127.0.0.1:${port}/`);
+    assert.deepEqual(errors, []);
+    checkSmoke(assert, result);
+    assert.ok(requests.some((r) => r.url.includes(".vite/deps/")), "engram was pre-bundled");
+    assert.deepEqual(requests.filter((r) => r.status >= 400), []);
+  } finally {
+    await server.close();
+  }
+});
