@@ -19,7 +19,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
-import { EXTRACTABLE_KINDS, type Engram, type MemoryRecord } from "../entrypoints/node.js";
+import { EXTRACTABLE_KINDS, type Engram, type MemoryInput, type MemoryRecord } from "../entrypoints/node.js";
 import { openStore, type StoreOptions } from "../cli/store.js";
 
 /** Where the server's memory comes from: an open instance, or a store to open on first use. */
@@ -47,8 +47,7 @@ export function createMcpServer(m: McpMemory, info = { name: "engram", version: 
       }),
     },
     (a) => tool(async () => {
-      const out = await (await mem()).remember({ ...a, kind: a.kind as MemoryRecord["kind"] | undefined, source: "tool" });
-      return out;
+      return (await mem()).remember(defined({ ...a, source: "tool" }) as unknown as MemoryInput);
     }),
   );
 
@@ -91,7 +90,7 @@ export function createMcpServer(m: McpMemory, info = { name: "engram", version: 
       inputSchema: z.strictObject({ all: z.boolean().optional(), kinds: z.array(z.enum(["message", "fact", "preference", "event", "episode", "instruction", "task", "pattern", "summary"])).optional() }),
     },
     (a) => tool(async () => {
-      const records = await (await mem()).list({ kinds: a.kinds, includeSuperseded: a.all ?? false, includeExpired: a.all ?? false });
+      const records = await (await mem()).list(defined({ kinds: a.kinds, includeSuperseded: a.all ?? false, includeExpired: a.all ?? false }));
       return { memories: records.map(brief) };
     }),
   );
@@ -179,6 +178,11 @@ export async function serveHttp(o: McpMemory & { port?: number; host?: string })
       if (opened) await (await opened).close();
     },
   };
+}
+
+/** `o` without its undefined fields: the core refuses an explicit `undefined` for an optional one. */
+function defined<T extends Record<string, unknown>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** The fields of a record a model needs (text as data). */
