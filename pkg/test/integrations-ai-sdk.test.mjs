@@ -1,0 +1,126 @@
+// The AI SDK middleware with the real `ai` package (pinned) and its own stub model
+// (MockLanguageModelV3 from `ai/test`), over a real Engram (wasm core, token table).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { generateText, streamText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
+import { Engram, MemoryStorage } from "../dist/entrypoints/node.js";
+import { engramMiddleware } from "../dist/integrations/ai-sdk.js";
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const answer = (text) => ({ content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
+const streamOf = (chunks) => ({
+  stream: convertArrayToReadableStream([
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    ...chunks.map((delta) => ({ type: "text-delta", id: "t", delta })),
+    { type: "text-end", id: "t" },
+    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+  ]),
+});
+
+async function open(user = "zhang-san") {
+  const mem = await Engram.open({ user, storage: new MemoryStorage() });
+  await mem.tokenizerReady();
+  return mem;
+}
+
+const systemTexts = (prompt) => prompt.filter((m) => m.role === "system").map((m) => m.content);
+
+test("generateText: the context for the last user message goes in as a system message under the budget, and the turn is observed", async () => {
+  const mem = await open();
+  const stub = new MockLanguageModelV3({ doGenerate: [answer("Noted, Zhang San."), answer("Try the Longjing tea fields.")] });
+  const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "chat-1", budget: 120 }) });
+
+  const first = await generateText({ model, prompt: "My name is Zhang San and I live in Hangzhou." });
+  assert.equal(first.text, "Noted, Zhang San.");
+  const turns = await mem.session("chat-1").recent();
+  assert.deepEqual(turns.map((t) => [t.source, t.text]), [["user", "My name is Zhang San and I live in Hangzhou."], ["assistant", "Noted, Zhang San."]]);
+  const facts = (await mem.list({ kinds: ["fact"] })).map((r) => r.text).sort();
+  assert.deepEqual(facts, ["User lives in Hangzhou", "User's name is Zhang San"]);
+
+  await generateText({
+    model,
+    system: "You are a travel assistant.",
+    messages: [
+      { role: "user", content: "Hello!" },
+      { role: "assistant", content: "Hi, how can I help?" },
+      { role: "user", content: "Where should I go this weekend near where I live?" },
+    ],
+  });
+  const sent = stub.doGenerateCalls[1].prompt;
+  assert.equal(sent[0].role, "system");
+  assert.equal(sent[0].content, "You are a travel assistant.", "the caller's system message stays first");
+  assert.equal(sent[1].role, "system");
+  const ctx = sent[1].content;
+  assert.match(ctx, /^<memory-data trust="untrusted">/);
+  assert.ok(ctx.includes("User lives in Hangzhou"), ctx);
+  assert.ok(mem.countTokens(ctx).tokens <= 120, "within the budget");
+  assert.deepEqual(sent.slice(2).map((m) => m.role), ["user", "assistant", "user"], "the conversation follows unchanged");
+  assert.equal(sent.at(-1).content[0].text, "Where should I go this weekend near where I live?");
+  const last = (await mem.session("chat-1").recent()).slice(-2).map((t) => t.text);
+  assert.deepEqual(last, ["Where should I go this weekend near where I live?", "Try the Longjing tea fields."], "only the last user message and the answer are observed");
+  await mem.close();
+});
+
+test("streamText: the context is inserted and the streamed answer is observed once the stream ends", async () => {
+  const mem = await open();
+  await mem.remember({ text: "Is allergic to peanuts", kind: "fact", key: { subject: "user", attribute: "allergy" } });
+  const stub = new MockLanguageModelV3({ doStream: streamOf(["Skip ", "the satay; ", "try the noodles."]) });
+  const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "s2" }) });
+  const result = streamText({ model, prompt: "What can I eat at the Thai place? Any allergy concerns?" });
+  let streamed = "";
+  for await (const chunk of result.textStream) streamed += chunk;
+  assert.equal(streamed, "Skip the satay; try the noodles.");
+  const sent = stub.doStreamCalls[0].prompt;
+  assert.equal(sent[0].role, "system");
+  assert.ok(sent[0].content.includes("Is allergic to peanuts"), sent[0].content);
+  const turns = await mem.session("s2").recent();
+  assert.deepEqual(turns.map((t) => [t.source, t.text]), [["user", "What can I eat at the Thai place? Any allergy concerns?"], ["assistant", "Skip the satay; try the noodles."]]);
+  await mem.close();
+});
+
+test("each call can pick its user's memory; one user's memories never reach another's prompt", async () => {
+  const users = { a: await open("a"), b: await open("b") };
+  await users.a.remember("Owns a golden retriever named Mochi");
+  await users.b.remember("Owns a tabby cat named Biscuit");
+  const stub = new MockLanguageModelV3({ doGenerate: answer("ok") });
+  const middleware = engramMiddleware({ memory: (p) => users[p.providerOptions.app.user], session: (p) => `chat-${p.providerOptions.app.user}` });
+  const model = wrapLanguageModel({ model: stub, middleware });
+  await generateText({ model, prompt: "Tell me about my pet", providerOptions: { app: { user: "b" } } });
+  const ctx = systemTexts(stub.doGenerateCalls[0].prompt).join("\n");
+  assert.ok(ctx.includes("Biscuit") && !ctx.includes("Mochi"), ctx);
+  assert.equal((await users.b.session("chat-b").recent()).length, 2);
+  assert.equal((await users.a.session("chat-a").recent()).length, 0);
+  await Promise.all([users.a.close(), users.b.close()]);
+});
+
+test("observe: false only reads; an observe failure reaches onObserveError, or rejects the call without it", async () => {
+  const mem = await open();
+  await mem.remember("Works night shifts at the hospital");
+  const stub = new MockLanguageModelV3({ doGenerate: answer("ok") });
+  const readOnly = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "s", observe: false }) });
+  await generateText({ model: readOnly, prompt: "When do I work?" });
+  assert.ok(systemTexts(stub.doGenerateCalls[0].prompt)[0].includes("night shifts"));
+  assert.equal((await mem.session("s").recent()).length, 0);
+
+  const errors = [];
+  const bad = (onObserveError) => wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "", onObserveError }) });
+  const r = await generateText({ model: bad((e) => errors.push(e)), prompt: "When do I work?" });
+  assert.equal(r.text, "ok");
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0].code, "INVALID_INPUT");
+  await assert.rejects(generateText({ model: bad(undefined), prompt: "When do I work?" }), (e) => /session/.test(String(e.message ?? e)));
+  await mem.close();
+});
+
+test("a prompt without user text passes through unchanged and observes nothing", async () => {
+  const mem = await open();
+  await mem.remember("Likes jazz");
+  const stub = new MockLanguageModelV3({ doGenerate: answer("ok") });
+  const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "s" }) });
+  await generateText({ model, system: "Say hi.", messages: [{ role: "assistant", content: "Hi!" }] });
+  assert.deepEqual(systemTexts(stub.doGenerateCalls[0].prompt), ["Say hi."]);
+  assert.equal((await mem.session("s").recent()).length, 0);
+  await mem.close();
+});
