@@ -31,26 +31,26 @@ export interface StoreOptions {
 /** The directory of a user's store. */
 export function storeDir(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): string {
   if (o.store) return o.store;
-  const root = o.dir ?? env.ENGRAM_DIR ?? join(homedir(), ".engram");
+  const root = o.dir || env.ENGRAM_DIR || join(homedir(), ".engram");
   return join(root, encodeURIComponent(tenantOf(o, env)), encodeURIComponent(userOf(o, env)));
 }
 
 /** The user named by the options or the environment; `INVALID_INPUT` when neither does. */
 export function userOf(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): string {
-  const user = o.user ?? env.ENGRAM_USER;
+  const user = o.user || env.ENGRAM_USER;
   if (!user) throw new EngramInputError("INVALID_INPUT", "no user: pass --user <id> or set ENGRAM_USER");
   return user;
 }
 
 function tenantOf(o: StoreOptions, env: NodeJS.ProcessEnv): string {
-  return o.tenant ?? env.ENGRAM_TENANT ?? "default";
+  return o.tenant || env.ENGRAM_TENANT || "default";
 }
 
 /** Open the store `o` names (its options as {@link Engram.open} takes them). */
 export function openOptions(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): OpenOptions {
   const user = userOf(o, env);
-  const origin = o.origin ?? env.ENGRAM_ORIGIN;
-  const token = o.token ?? env.ENGRAM_TOKEN;
+  const origin = o.origin || env.ENGRAM_ORIGIN;
+  const token = o.token || env.ENGRAM_TOKEN;
   if (origin && !token) throw new EngramInputError("INVALID_INPUT", "syncing with an origin needs a token: set ENGRAM_TOKEN (see `engram token`)");
   return {
     user,
