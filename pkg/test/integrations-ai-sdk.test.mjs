@@ -124,3 +124,10 @@ test("a prompt without user text passes through unchanged and observes nothing",
   assert.equal((await mem.session("s").recent()).length, 0);
   await mem.close();
 });
+
+test("the middleware module imports nothing at run time, so it loads in a worker as in Node", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const js = await readFile(new URL("../dist/integrations/ai-sdk.js", import.meta.url), "utf8");
+  assert.deepEqual(js.match(/^\s*(import|export \* from|export \{[^}]*\} from)\b.*$/gm) ?? [], [], "no import statements");
+  assert.ok(!/\brequire\(|\bimport\(|process\.|Buffer\b/.test(js), "no dynamic imports or Node globals");
+});

@@ -62,7 +62,10 @@ export async function run(args: string[], f: Flags): Promise<number> {
       return 0;
     }
     case "mcp": {
-      const mcp = await import("../integrations/mcp.js");
+      const mcp = await import("../integrations/mcp.js").catch((e) => {
+        if (e?.code !== "ERR_MODULE_NOT_FOUND" || !/@modelcontextprotocol|zod/.test(String(e.message))) throw e;
+        throw Object.assign(new Error("engram mcp needs its optional peer dependencies: npm install @modelcontextprotocol/sdk zod"), { code: "MISSING_DEPENDENCY" });
+      });
       const opts = storeOptions(f);
       if (f.http !== undefined) {
         const { url } = await mcp.serveHttp({ store: { ...opts, background: true }, port: int(f.http, "--http") });
