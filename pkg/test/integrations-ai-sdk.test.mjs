@@ -131,3 +131,35 @@ test("the middleware module imports nothing at run time, so it loads in a worker
   assert.deepEqual(js.match(/^\s*(import|export \* from|export \{[^}]*\} from)\b.*$/gm) ?? [], [], "no import statements");
   assert.ok(!/\brequire\(|\bimport\(|process\.|Buffer\b/.test(js), "no dynamic imports or Node globals");
 });
+
+test("with an extractor given to Engram.open, the observed turn also goes to the LLM in the background (local OpenAI-compatible stub)", async () => {
+  const { createServer } = await import("node:http");
+  const { OpenAiExtractor } = await import("../dist/entrypoints/node.js");
+  const requests = [];
+  const llm = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d)).on("end", () => {
+      requests.push({ url: req.url, body: JSON.parse(body) });
+      const ops = { operations: [{ op: "ADD", text: "Is planning a trip to Kyoto in April", kind: "event", importance: 0.7 }] };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { content: JSON.stringify(ops) } }] }));
+    });
+  });
+  await new Promise((ok) => llm.listen(0, "127.0.0.1", ok));
+  const mem = await Engram.open({ user: "u", storage: new MemoryStorage(), extractor: new OpenAiExtractor({ baseUrl: `http://127.0.0.1:${llm.address().port}/v1`, model: "stub" }) });
+  try {
+    const stub = new MockLanguageModelV3({ doGenerate: answer("April is a lovely time for Kyoto.") });
+    const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "s" }) });
+    const r = await generateText({ model, prompt: "We are thinking about Kyoto for April, any tips?" });
+    assert.equal(r.text, "April is a lovely time for Kyoto.");
+    await mem.idle();
+    assert.equal(requests.length, 1);
+    assert.equal(requests[0].url, "/v1/chat/completions");
+    const sent = JSON.stringify(requests[0].body.messages);
+    assert.ok(sent.includes("We are thinking about Kyoto for April") && sent.includes("April is a lovely time for Kyoto."), "the user and assistant turns were sent");
+    const learned = (await mem.list({ kinds: ["event"] })).map((m) => [m.text, m.source]);
+    assert.deepEqual(learned, [["Is planning a trip to Kyoto in April", "llm-extracted"]]);
+  } finally {
+    await mem.close();
+    llm.close();
+  }
+});
