@@ -24,7 +24,7 @@ import {
 import { WorkersAiEmbedder } from "./ai.js";
 import { mint, type User } from "./auth.js";
 import type { Env } from "./env.js";
-import { HttpError, log, toReply, type Reply } from "./http.js";
+import { HttpError, log, toReply, userHash, type Reply } from "./http.js";
 import { DurableObjectSqlStorage } from "./storage.js";
 import { configureTables } from "./tables.js";
 
@@ -74,7 +74,8 @@ export class UserMemory extends DurableObject<Env> {
       this.lastActive = Date.now();
       const mem = await this.engram();
       const reply = await this.run(mem, call.op, call.args ?? {});
-      if (WRITES.has(call.op)) await this.scheduleSync(this.num(this.env.ENGRAM_SYNC_DEBOUNCE_MS, 250));
+      // A write syncs soon; any request keeps an active user pulled every interval.
+      await this.scheduleSync(WRITES.has(call.op) ? this.num(this.env.ENGRAM_SYNC_DEBOUNCE_MS, 250) : this.num(this.env.ENGRAM_SYNC_INTERVAL_MS, 30_000));
       return reply;
     } catch (e) {
       return toReply(e);
@@ -88,11 +89,12 @@ export class UserMemory extends DurableObject<Env> {
     if (!who) return;
     this.who = who;
     const started = Date.now();
+    const user = await userHash(who.tenant, who.user);
     try {
       const mem = await this.engram();
       const r = await mem.sync();
       this.syncAttempt = 0;
-      log({ requestId: "alarm", op: "sync", status: 200, ms: Date.now() - started, pushed: r.pushed, pulled: r.pulled, refused: r.refused });
+      log({ requestId: "alarm", op: "sync", user, status: 200, ms: Date.now() - started, pushed: r.pushed, pulled: r.pulled, refused: r.refused });
       if ((await mem.pendingSync()) > 0) await this.ctx.storage.setAlarm(Date.now() + 50);
       else if (Date.now() - this.lastActive < ACTIVE_MS) await this.ctx.storage.setAlarm(Date.now() + this.num(this.env.ENGRAM_SYNC_INTERVAL_MS, 30_000));
     } catch (e) {
@@ -100,7 +102,7 @@ export class UserMemory extends DurableObject<Env> {
       const cap = Math.min(60_000, 500 * 2 ** Math.min(this.syncAttempt - 1, 16));
       const wait = Math.floor(Math.random() * cap) + 100;
       const code = (e as { code?: string }).code ?? "INTERNAL";
-      log({ requestId: "alarm", op: "sync", status: toReply(e).status, code, attempt: this.syncAttempt, retryInMs: wait });
+      log({ requestId: "alarm", op: "sync", user, status: toReply(e).status, code, attempt: this.syncAttempt, retryInMs: wait });
       await this.ctx.storage.setAlarm(Date.now() + wait);
     }
   }
