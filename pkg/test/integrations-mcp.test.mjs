@@ -139,6 +139,13 @@ test("the streamable HTTP transport serves the same tools on 127.0.0.1", async (
     const bad = await call(client, "recall", { query: 42 });
     assert.equal(bad.isError, true);
     assert.equal((await fetch(http.url.replace("/mcp", "/other"))).status, 404);
+    const { request } = await import("node:http");
+    const rebound = await new Promise((ok, fail) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      const req = request(http.url, { method: "POST", headers: { host: "evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => ok(res.statusCode));
+      req.on("error", fail).end(body);
+    });
+    assert.equal(rebound, 403, "a request naming another Host is refused (DNS rebinding)");
   } finally {
     await client.close();
     await http.close();

@@ -148,9 +148,10 @@ export async function serveStdio(m: McpMemory): Promise<McpServer> {
 
 /**
  * Serve streamable HTTP at `http://<host>:<port>/mcp` (default host 127.0.0.1; port 0 picks
- * one), stateless: each request gets its own transport over the one memory instance.
+ * one), stateless: each request gets its own transport over the one memory instance. Only
+ * requests whose `Host` is the loopback address (or one of `allowedHosts`) are served.
  */
-export async function serveHttp(o: McpMemory & { port?: number; host?: string }): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function serveHttp(o: McpMemory & { port?: number; host?: string; allowedHosts?: string[] }): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   let opened: Promise<Engram> | undefined;
   const memory = async () => ("memory" in o ? o.memory : await (opened ??= openStore(o.store)));
   const http = createServer(async (req, res) => {
@@ -160,7 +161,10 @@ export async function serveHttp(o: McpMemory & { port?: number; host?: string })
     }
     try {
       const server = createMcpServer({ memory: await memory() });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      // A page in a browser must not reach a local server through a rebound DNS name.
+      const { port } = http.address() as { port: number };
+      const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...(o.allowedHosts ?? [])];
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableDnsRebindingProtection: true, allowedHosts });
       res.on("close", () => void transport.close());
       await server.connect(transport);
       await transport.handleRequest(req, res);
