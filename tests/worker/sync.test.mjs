@@ -29,6 +29,30 @@ async function startOrigin() {
   return { child, url: `http://${addr}`, log: () => readFileSync(logFile, "utf8") };
 }
 
+/** SIGTERM a process group, wait for its leader to exit (SIGKILL after 5 s). */
+async function stopGroup(pid) {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  if (!(await eventually(() => !alive(), 5000, 50))) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
 /** The texts the origin holds for a user (its own view, built from accepted ops). */
 async function originTexts(tenant, user) {
   const res = await fetch(`${originUrl}/v1/memories?limit=500`, { headers: { authorization: `Bearer ${token(tenant, user)}` } });
@@ -50,20 +74,8 @@ before(async () => {
 after(async () => {
   if (process.env.ENGRAM_WORKER_LOG && w) (await import("node:fs")).writeFileSync(process.env.ENGRAM_WORKER_LOG, w.log());
   await w?.stop();
-  if (origin) {
-    try {
-      process.kill(-origin.child.pid, "SIGTERM");
-    } catch {
-      // gone
-    }
-  }
-  if (mongoPid) {
-    try {
-      process.kill(-mongoPid, "SIGTERM");
-    } catch {
-      process.kill(mongoPid, "SIGTERM");
-    }
-  }
+  if (origin) await stopGroup(origin.child.pid);
+  if (mongoPid) await stopGroup(mongoPid);
   rmSync(persistTo, { recursive: true, force: true });
 });
 
