@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -149,5 +150,46 @@ test("the streamable HTTP transport serves the same tools on 127.0.0.1", async (
   } finally {
     await client.close();
     await http.close();
+  }
+});
+
+const ORIGIN = fileURLToPath(new URL("../../target/release/engram-origin", import.meta.url));
+test("with --origin, two MCP servers of one user sync through the real origin, and forget_user reaches a third device", { skip: !existsSync(ORIGIN) && "engram-origin is not built (scripts/test.sh builds it)", timeout: 60_000 }, async () => {
+  const { startOrigin, SECRET } = await import("./origin.mjs");
+  const { mintToken } = await import("../dist/cli/token.js");
+  const origin = await startOrigin();
+  const env = { ...process.env, ENGRAM_TOKEN: mintToken({ secret: SECRET, tenant: "default", user: "erin" }) };
+  const device = async (dir) => {
+    const client = new Client({ name: "engram-test", version: "0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--dir", dir, "--user", "erin", "--origin", origin.url], env, stderr: "pipe" }));
+    return client;
+  };
+  const until = async (what, f) => {
+    for (let i = 0; i < 100; i++) {
+      const v = await f();
+      if (v) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const texts = async (client) => data(await call(client, "list", {})).memories.map((r) => r.text);
+  const a = await device(await mkdtemp(join(tmpdir(), "engram-mcp-a-")));
+  let b;
+  try {
+    data(await call(a, "remember", { text: "Moved to Lisbon in March" }));
+    await until("the origin to hold the memory", async () => JSON.stringify((await origin.get("/v1/memories", "erin")).body).includes("Moved to Lisbon in March"));
+    b = await device(await mkdtemp(join(tmpdir(), "engram-mcp-b-")));
+    await until("device B to pull the memory", async () => (await texts(b)).includes("Moved to Lisbon in March"));
+    data(await call(b, "forget_user", { confirm: true }));
+    await until("the origin to forget the user", async () => !JSON.stringify((await origin.get("/v1/memories", "erin")).body).includes("Lisbon"));
+    const third = await mkdtemp(join(tmpdir(), "engram-mcp-c-"));
+    const listed = await new Promise((ok, fail) =>
+      execFile(process.execPath, [BIN, "list", "--json", "--dir", third, "--user", "erin", "--origin", origin.url], { env }, (e, out, err) => (e ? fail(new Error(err)) : ok(JSON.parse(out)))),
+    );
+    assert.deepEqual(listed, [], "a new device syncing through the CLI sees nothing of the forgotten user");
+  } finally {
+    await a.close();
+    await b?.close();
+    await origin.kill();
   }
 });
