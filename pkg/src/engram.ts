@@ -75,7 +75,8 @@ export class Engram {
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica);
     if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
-    await e.load();
+    await e.exclusive(() => e.load());
+    e.listenToOtherTabs(prefix);
     e.syncClient?.start();
     if (opts.tokenizer !== false) {
       const t = opts.tokenizer ?? {};
@@ -341,8 +342,24 @@ export class Engram {
     return (await this.persistence.pendingOutbox(Number.MAX_SAFE_INTEGER)).length;
   }
 
+  /**
+   * Load what other instances on the same storage (other tabs of this user) wrote since
+   * this one last looked; true when there was something. Runs by itself before every write
+   * and when another tab announces one (emitting a `pull` change event).
+   */
+  async refresh(): Promise<boolean> {
+    let reloaded = false;
+    await this.mutate("pull", async () => {
+      reloaded = this.reloadedBeforeWrite;
+      return { value: undefined, ids: [] };
+    });
+    return reloaded;
+  }
+
   /** Release the wasm memory of this instance. */
   async close(): Promise<void> {
+    this.channel?.close();
+    this.channel = undefined;
     await this.syncClient?.stop();
     await this.learner.idle();
     await this.queue.catch(() => undefined);
@@ -457,26 +474,64 @@ export class Engram {
     }
   }
 
+  /**
+   * Two tabs of one user share one IndexedDB but each has its own engine: unguarded, both
+   * would number their op batches from the same sequence (overwriting each other's) and a
+   * compaction would snapshot one tab's state over the other's writes. So every write (and
+   * the open) holds a Web Lock named after the store, and first reloads from storage if
+   * another tab logged a batch since; after the write, a BroadcastChannel message tells the
+   * other tabs to reload. Without Web Locks (Node, workerd) writes run as before.
+   */
+  private exclusive<T>(f: () => Promise<T>): Promise<T> {
+    const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+    if (!locks) return f();
+    return locks.request(`engram:${this.opts.namespace ?? `engram/${this.scope.tenant}/${this.scope.user}/`}`, { mode: "exclusive" }, f) as Promise<T>;
+  }
+
+  private channel: BroadcastChannel | undefined;
+  private reloadedBeforeWrite = false;
+
+  private listenToOtherTabs(prefix: string): void {
+    if (typeof BroadcastChannel === "undefined" || !(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks) return;
+    this.channel = new BroadcastChannel(`engram:${prefix}`);
+    this.channel.onmessage = () => {
+      if (!this.closed) this.refresh().catch(() => undefined);
+    };
+  }
+
   /** Serialize a write: core call, then persist its ops, then emit. */
   private mutate<T>(type: ChangeEvent["type"], f: () => Promise<{ value: T; ids: string[] }>): Promise<T> {
     this.assertOpen();
-    const run = async () => {
-      let result: { value: T; ids: string[] };
-      try {
-        result = await f();
-      } catch (e) {
-        const err = this.handle(e);
-        if (err instanceof EngramFatalError) await this.recover();
-        throw err;
-      }
-      await this.persistence.flush(this.engine);
-      this.emit({ type, ids: result.ids });
-      if (type !== "pull") this.syncClient?.poke();
-      return result.value;
-    };
+    const run = () => this.exclusive(() => this.runWrite(type, f));
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => undefined);
     return p;
+  }
+
+  private async runWrite<T>(type: ChangeEvent["type"], f: () => Promise<{ value: T; ids: string[] }>): Promise<T> {
+    this.assertOpen();
+    this.reloadedBeforeWrite = false;
+    if (this.channel && this.engine && (await this.persistence.behind())) {
+      // Reads keep using the old engine until the reloaded one replaces it.
+      const old = this.engine;
+      await this.load();
+      if (old !== this.engine) old.free();
+      this.reloadedBeforeWrite = true;
+    }
+    const logged = this.persistence.logged;
+    let result: { value: T; ids: string[] };
+    try {
+      result = await f();
+    } catch (e) {
+      const err = this.handle(e);
+      if (err instanceof EngramFatalError) await this.recover();
+      throw err;
+    }
+    await this.persistence.flush(this.engine);
+    this.emit({ type, ids: result.ids });
+    if (type !== "pull") this.syncClient?.poke();
+    if (this.persistence.logged !== logged) this.channel?.postMessage("write");
+    return result.value;
   }
 
   private handle(e: unknown): EngramError {

@@ -118,6 +118,24 @@ export class Persistence {
     return { engine, report };
   }
 
+  /** Changes whenever this instance logs a batch (to tell other tabs). */
+  get logged(): number {
+    return this.nextSeq;
+  }
+
+  /**
+   * True when another writer of the same storage (a second tab) logged a batch this
+   * instance has not loaded: its op or outbox keys reach past our next sequence number.
+   */
+  async behind(): Promise<boolean> {
+    for (const dir of ["ops/", "outbox/"]) {
+      const keys = await this.storage.list(this.key(dir));
+      const last = keys.length ? Number(keys[keys.length - 1].slice(-SEQ_DIGITS)) : 0;
+      if (Number.isFinite(last) && last >= this.nextSeq) return true;
+    }
+    return false;
+  }
+
   /** Persist the ops the engine made since the last call. Durable when it resolves. */
   async flush(engine: CoreEngine): Promise<void> {
     let bytes: Uint8Array;
