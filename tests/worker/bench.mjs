@@ -113,10 +113,22 @@ for (const n of sizes) {
 
   const row = { n, count, seedS: +(seedMs / 1000).toFixed(1) };
   // Cold: a fresh workerd (new isolate, the object reloads its snapshot + log, tables fetched and parsed).
-  for (const op of ["recall", "remember"]) {
+  for (const op of ["object", "recall", "remember"]) {
     w = await start(persistTo);
     c = client(w.url, tok);
     const pids = workerdPids(w);
+    if (op === "object") {
+      // A warm isolate (tables parsed by another user's request), the user's object cold:
+      // the common case of a user's first request in a running isolate.
+      const other = client(w.url, token("bench", "warmup"));
+      await other.remember("warm the isolate up");
+      await other.recall("warm", { force: true });
+      const cpu = cpuMs(pids);
+      row.cold_object_recall_ms = +(await timed(() => c.recall("which project did the kestrel team review", { force: true }))).toFixed(0);
+      row.cold_object_recall_cpu_ms = +(cpuMs(pids) - cpu).toFixed(0);
+      await w.stop();
+      continue;
+    }
     const rss0 = rssMb(pids);
     const cpu0 = cpuMs(pids);
     const ms = await timed(() => (op === "recall" ? c.recall("which project did the kestrel team review", { force: true }) : c.remember(`Cold write ${Date.now()}`)));

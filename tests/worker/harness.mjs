@@ -33,11 +33,13 @@ export function token(tenant, sub, { ttl = 600, secret = SECRET, alg = "HS256", 
 
 /**
  * Start `wrangler dev` and wait until it serves. `vars` are passed with `--var`; `persistTo`
- * keeps state across restarts. Returns { url, log(), stop() }.
+ * keeps state across restarts; `config` may list several (the first is served, the others
+ * are reachable through its service bindings). Returns { url, log(), stop() }.
  */
 export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "wrangler.toml"), cwd = ROOT, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
-  const args = ["dev", "--config", config, "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
+  const configs = (Array.isArray(config) ? config : [config]).flatMap((c) => ["--config", c]);
+  const args = ["dev", ...configs, "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
   if (persistTo) args.push("--persist-to", persistTo);
   for (const [k, v] of Object.entries({ ENGRAM_SECRET: SECRET, ...vars })) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...OFFLINE_ENV } });

@@ -182,6 +182,8 @@ export class UserMemory extends DurableObject<Env> {
           return { role: str(o.role, `turns[${i}].role`) as ChatTurn["role"], text: str(o.text, `turns[${i}].text`) };
         });
         const out = await mem.observe(turns, { session });
+        // LLM extraction runs after the answer; keep the object alive until it has finished.
+        if (this.env.ENGRAM_EXTRACTOR_MODEL && this.env.AI) this.ctx.waitUntil(mem.idle());
         return { status: 200, body: out, log: { turns: out.turns.length, remembered: out.remembered.length } };
       }
       case "recall": {
@@ -219,13 +221,16 @@ export class UserMemory extends DurableObject<Env> {
         return { status: 200, body: r, log: { pushed: r.pushed, pulled: r.pulled } };
       }
       case "status": {
-        const replica = await this.store.get(`engram/${this.who!.tenant}/${this.who!.user}/replica`);
+        const prefix = `engram/${this.who!.tenant}/${this.who!.user}/`;
+        const replica = await this.store.get(`${prefix}replica`);
+        const embedder = await this.store.get(`${prefix}meta/embedder`);
         return {
           status: 200,
           body: {
             count: mem.count(),
             pendingSync: this.env.ENGRAM_ORIGIN ? await mem.pendingSync() : 0,
             replica: replica ? Array.from(replica, (b) => b.toString(16).padStart(2, "0")).join("") : null,
+            embedder: embedder ? JSON.parse(new TextDecoder().decode(embedder)) : null,
             storedBytes: this.sqlStore?.bytes() ?? null,
             syncAlarm: await this.ctx.storage.getAlarm(),
           },
