@@ -119,7 +119,8 @@ async function send(text) {
     ).parentElement;
     const pre = document.createElement("pre");
     pre.className = "prompt-text";
-    pre.textContent = JSON.stringify({ messages }, null, 2);
+    pre.dataset.body = JSON.stringify({ messages }); // the request body's messages, exactly
+    pre.textContent = messages.map((m) => `── ${m.role} ──\n${m.content}`).join("\n");
     li.append(pre);
     return;
   }

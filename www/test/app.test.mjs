@@ -28,7 +28,8 @@ test("offline by default: turns are observed, the panel explains recall, and the
   await chat(page, "Which programming language should the new service use?");
   await settled(page);
 
-  const prompt = JSON.parse(await page.textContent("#log li.prompt:last-child pre"));
+  const prompt = JSON.parse(await page.getAttribute("#log li.prompt:last-child pre", "data-body"));
+  assert.equal(await page.textContent("#log li.prompt:last-child pre"), prompt.messages.map((x) => `── ${x.role} ──\n${x.content}`).join("\n"));
   assert.equal(prompt.messages[0].role, "system");
   assert.match(prompt.messages[0].content, /<memory-data trust="untrusted">[\s\S]*"User prefers Go"[\s\S]*<\/memory-data>/);
   assert.doesNotMatch(prompt.messages[0].content.split("[recent turns]")[0], /User prefers Python/, "the superseded value is not recalled");

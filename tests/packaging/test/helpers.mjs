@@ -30,7 +30,7 @@ export function installEngram() {
   const tgz = tarball();
   const sum = createHash("sha256").update(readFileSync(tgz)).digest("hex");
   const marker = join(fixtures, ".engram-tarball");
-  if (!existsSync(marker) || readFileSync(marker, "utf8") !== sum) {
+  if (!existsSync(marker) || readFileSync(marker, "utf8") !== sum || !existsSync(join(fixtures, "node_modules", "engram"))) {
     execFileSync("npm", ["install", "--no-save", "--no-package-lock", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tgz], {
       cwd: fixtures,
       stdio: "inherit",
