@@ -3,24 +3,18 @@
 // ENGRAM_EMBEDDER = "workers-ai" embeds memories and queries with it, and
 // ENGRAM_EXTRACTOR_MODEL makes observe() learn from the turns in the background.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, allTexts, client, eventually, startWorker, token } from "./harness.mjs";
+import { ROOT, absoluteConfig, allTexts, client, eventually, startWorker, token } from "./harness.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-worker-ai-"));
 let w;
 
 before(async () => {
-  // The repository's wrangler.toml with absolute paths and an AI service binding to the stub.
-  const base = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
-    .replace('main = "worker/src/index.ts"', `main = "${join(ROOT, "worker/src/index.ts")}"`)
-    .replace('directory = "worker/.tables"', `directory = "${join(ROOT, "worker/.tables")}"`)
-    .replace('migrations_dir = "worker/migrations"', `migrations_dir = "${join(ROOT, "worker/migrations")}"`);
-  assert.ok(!/"worker\//.test(base), "every path of wrangler.toml was made absolute");
-  const config = join(dir, "wrangler.toml");
-  writeFileSync(config, `${base}\n[[services]]\nbinding = "AI"\nservice = "ai-stub"\nentrypoint = "AiStub"\n`);
+  // The repository's wrangler.toml with an AI service binding to the stub.
+  const config = absoluteConfig(dir, { extra: '[[services]]\nbinding = "AI"\nservice = "ai-stub"\nentrypoint = "AiStub"' });
   w = await startWorker({
     config: [config, join(ROOT, "tests/worker/fixtures/ai-stub/wrangler.toml")],
     persistTo: join(dir, "state"),

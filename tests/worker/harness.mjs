@@ -3,6 +3,7 @@
 // Offline: the environment turns off metrics and the cf fetch; servers bind 127.0.0.1.
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,6 +96,23 @@ export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "w
     await new Promise((r) => setTimeout(r, 100));
   }
   return { url, port, log: () => out, stop };
+}
+
+/**
+ * The repository's wrangler.toml with absolute paths (so it can live in a temp dir), with
+ * `extra` TOML appended and `vars` added to its [vars]. Returns the new file's path.
+ */
+export function absoluteConfig(dir, { extra = "", vars = {} } = {}) {
+  let toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
+    .replace('main = "worker/src/index.ts"', `main = "${join(ROOT, "worker/src/index.ts")}"`)
+    .replace('directory = "worker/.tables"', `directory = "${join(ROOT, "worker/.tables")}"`)
+    .replace('migrations_dir = "worker/migrations"', `migrations_dir = "${join(ROOT, "worker/migrations")}"`);
+  if (/"worker\//.test(toml)) throw new Error("a path of wrangler.toml is still relative");
+  const lines = Object.entries(vars).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join("\n");
+  toml = toml.replace("[vars]\n", `[vars]\n${lines}\n`);
+  const file = join(dir, `wrangler-${Math.random().toString(36).slice(2)}.toml`);
+  writeFileSync(file, `${toml}\n${extra}\n`);
+  return file;
 }
 
 /** A client of the worker's HTTP API for one token. */
