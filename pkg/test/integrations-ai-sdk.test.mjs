@@ -163,3 +163,24 @@ test("with an extractor given to Engram.open, the observed turn also goes to the
     llm.close();
   }
 });
+
+test("a multi-step call with tools observes the user message once and the final answer once", async () => {
+  const { tool, stepCountIs, jsonSchema } = await import("ai");
+  const mem = await open();
+  await mem.remember({ text: "Lives in Hangzhou", key: { subject: "user", attribute: "location" } });
+  const stub = new MockLanguageModelV3({
+    doGenerate: [
+      { content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: JSON.stringify({ city: "Hangzhou" }) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] },
+      answer("It will be sunny in Hangzhou."),
+    ],
+  });
+  const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "s" }) });
+  const weather = tool({ description: "weather", inputSchema: jsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }), execute: async ({ city }) => `sunny in ${city}` });
+  const r = await generateText({ model, prompt: "What's the weather where I live?", tools: { weather }, stopWhen: stepCountIs(3) });
+  assert.equal(r.text, "It will be sunny in Hangzhou.");
+  assert.equal(stub.doGenerateCalls.length, 2);
+  assert.ok(systemTexts(stub.doGenerateCalls[1].prompt)[0].includes("Lives in Hangzhou"), "every step gets the memory");
+  const turns = (await mem.session("s").recent()).map((t) => [t.source, t.text]);
+  assert.deepEqual(turns, [["user", "What's the weather where I live?"], ["assistant", "It will be sunny in Hangzhou."]]);
+  await mem.close();
+});

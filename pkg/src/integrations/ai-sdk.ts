@@ -4,7 +4,9 @@
  * prompt as a system message (memories framed as `<memory-data trust="untrusted">`); after
  * the answer — `generateText` or the end of `streamText` — it observes the turn (user +
  * assistant) into the session, which remembers what is worth remembering (and, with an
- * `extractor` given to `Engram.open`, also asks the LLM in the background).
+ * `extractor` given to `Engram.open`, also asks the LLM in the background). In a multi-step
+ * call with tools, every step gets the context; the user message and the final answer are
+ * each observed once.
  *
  * ```ts
  * import { wrapLanguageModel, generateText } from "ai";
@@ -45,9 +47,18 @@ export function engramMiddleware(o: EngramMiddlewareOptions): LanguageModelMiddl
   const memory = (p: CallOptions) => (typeof o.memory === "function" ? o.memory(p) : o.memory);
   const session = (p: CallOptions) => (typeof o.session === "function" ? o.session(p) : o.session);
   const observe = async (p: CallOptions, answer: string) => {
+    if (o.observe === false) return;
+    // A call that follows a tool result is a later step of the same turn: its user message
+    // was observed by the first step, so only the answer (if any) is new. A prompt with no
+    // user message is not a turn of the user's.
+    const last = p.prompt.at(-1)?.role;
     const question = lastUserText(p.prompt);
-    if (o.observe === false || !question.trim()) return;
-    const turns = [{ role: "user" as const, text: question }, ...(answer.trim() ? [{ role: "assistant" as const, text: answer }] : [])];
+    if (!question.trim() || (last !== "user" && last !== "tool")) return;
+    const turns = [
+      ...(last === "user" ? [{ role: "user" as const, text: question }] : []),
+      ...(answer.trim() ? [{ role: "assistant" as const, text: answer }] : []),
+    ];
+    if (!turns.length) return;
     try {
       await (await memory(p)).observe(turns, { session: session(p) });
     } catch (e) {
