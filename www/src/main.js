@@ -54,6 +54,8 @@ function applySettings() {
   $("model").value = s.model ?? "";
   $("api-key").value = s.apiKey ?? "";
   $("budget").value = String(s.budget ?? 900);
+  $("sync-url").value = s.syncUrl ?? "";
+  $("sync-token").value = s.syncToken ?? "";
   $("mode").textContent = s.baseUrl ? `${s.model || "(default model)"} at ${s.baseUrl}` : "offline (shows the prompt)";
   return s;
 }
@@ -139,6 +141,41 @@ async function send(text) {
   }
 }
 
+/** Sync status in the header: last result, pending batches, errors (retried with backoff). */
+function watchSync(url) {
+  const el = $("sync-status");
+  el.hidden = $("sync-now").hidden = false;
+  el.textContent = `sync: ${new URL(url).host} …`;
+  app.sync = { syncs: 0, errors: 0 };
+  const show = async (text, state) => {
+    const pending = await mem.pendingSync().catch(() => "?");
+    el.textContent = `sync: ${text} · ${pending} pending`;
+    el.dataset.state = state;
+    app.sync.pending = pending;
+  };
+  mem.on((e) => {
+    if (e.type === "sync") {
+      app.sync.syncs++;
+      app.sync.last = e.report;
+      show(`ok ${new Date().toLocaleTimeString()} (sent ${e.report.pushed}, got ${e.report.pulled})`, "ok");
+    } else if (e.type === "sync-error") {
+      app.sync.errors++;
+      show(`${e.error.code}${e.retryInMs ? `, retry in ${Math.round(e.retryInMs / 1000)} s` : ""}`, "error");
+    }
+  });
+  $("sync-now").addEventListener("click", async () => {
+    try {
+      const r = await mem.sync();
+      app.sync.syncs++;
+      app.sync.last = r;
+      await show(`ok ${new Date().toLocaleTimeString()} (sent ${r.pushed}, got ${r.pulled})`, "ok");
+    } catch (e) {
+      app.sync.errors++;
+      await show(`${e.code ?? "error"}: ${e.message}`, "error");
+    }
+  });
+}
+
 /** Offline after the first load: a service worker (public/sw.js) serves what this page loaded from a cache. */
 async function cacheShell() {
   if (!import.meta.env.PROD || !("serviceWorker" in navigator) || typeof caches === "undefined") return;
@@ -146,7 +183,8 @@ async function cacheShell() {
   const own = performance
     .getEntriesByType("resource")
     .map((e) => e.name)
-    .filter((u) => new URL(u).origin === location.origin && !/\.(engemb|engtok)$/.test(new URL(u).pathname));
+    // The build's own files only (not the tables, which engram caches, nor API calls such as sync).
+    .filter((u) => new URL(u).origin === location.origin && new URL(u, location.href).pathname.startsWith(new URL("./assets/", location.href).pathname) && !/\.(engemb|engtok)$/.test(new URL(u).pathname));
   const cache = await caches.open("engram-www-shell-v1");
   await cache.addAll(["./", ...new Set(own)]);
 }
@@ -164,7 +202,10 @@ async function start() {
   const user = new URLSearchParams(location.search).get("user") ?? "demo-user";
   const embedder = defaultEmbedder();
   const t0 = performance.now();
-  mem = await Engram.open({ user, storage: new IndexedDbStorage("engram-www"), embedder });
+  const s = settings.load();
+  const sync = s.syncUrl && s.syncToken ? { url: new URL(s.syncUrl, location.href).href, token: s.syncToken } : undefined;
+  mem = await Engram.open({ user, storage: new IndexedDbStorage("engram-www"), embedder, sync });
+  if (sync) watchSync(sync.url);
   app.timing.openMs = performance.now() - t0;
   app.mem = mem; // for the tests and the benchmark
   mem.on(() => render());
@@ -197,7 +238,18 @@ async function start() {
     }
   });
   $("save-settings").addEventListener("click", () => {
-    settings.save({ baseUrl: $("base-url").value.trim(), model: $("model").value.trim(), apiKey: $("api-key").value, budget: Number($("budget").value) || 900 });
+    const before = settings.load();
+    const next = {
+      baseUrl: $("base-url").value.trim(),
+      model: $("model").value.trim(),
+      apiKey: $("api-key").value,
+      budget: Number($("budget").value) || 900,
+      syncUrl: $("sync-url").value.trim(),
+      syncToken: $("sync-token").value.trim(),
+    };
+    settings.save(next);
+    // Sync is chosen when the memory opens: reopen with the new settings.
+    if (next.syncUrl !== (before.syncUrl ?? "") || next.syncToken !== (before.syncToken ?? "")) return location.reload();
     applySettings();
     $("settings").open = false;
   });

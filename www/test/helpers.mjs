@@ -37,11 +37,11 @@ export function installEngram() {
 }
 
 /** Build www (production) and serve it on 127.0.0.1; returns { url, close }. */
-export async function serveBuild() {
+export async function serveBuild({ proxy, rebuild = true } = {}) {
   const { build, preview } = await import("vite");
-  await build({ root: www, logLevel: "warn", build: { outDir: join(www, "dist"), emptyOutDir: true } });
+  if (rebuild || !existsSync(join(www, "dist/index.html"))) await build({ root: www, logLevel: "warn", build: { outDir: join(www, "dist"), emptyOutDir: true } });
   const port = await freePort();
-  const server = await preview({ root: www, logLevel: "warn", preview: { host: "127.0.0.1", port, strictPort: true } });
+  const server = await preview({ root: www, logLevel: "warn", preview: { host: "127.0.0.1", port, strictPort: true, proxy } });
   return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
 }
 
