@@ -33,3 +33,15 @@ TOKEN_LI=$(target/release/engram-origin token demo li-si 600) \
 kill "$origin_pid"
 echo "origin log (structured, no memory text): $(grep -c '"op":"sync"' "$log") sync requests, e.g."
 grep '"op":"sync"' "$log" | head -1
+
+# The demo chat app (www/), built against the packed package and served on 127.0.0.1 until
+# interrupted. `scripts/demo.sh --check` (or CI=1) serves it, checks that the page, its script,
+# the wasm and both tables load, and exits.
+echo
+echo "== the chat app (www/) =="
+if [ "${1:-}" = "--check" ] || [ -n "${CI:-}" ]; then
+  bash scripts/serve-www.sh --check
+else
+  echo "open the URL below; memory stays in your browser (IndexedDB). Ctrl-C to stop."
+  bash scripts/serve-www.sh
+fi

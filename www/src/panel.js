@@ -34,7 +34,7 @@ export async function renderPanel(mem, last, { onForget, onResolve }) {
   const all = await mem.list();
   const memories = all.filter((r) => r.kind !== "message");
   const turns = all.length - memories.length;
-  $("count").textContent = `(${memories.length} memories, ${turns} turns)`;
+  $("count").textContent = `(${memories.length} ${memories.length === 1 ? "memory" : "memories"}, ${turns} ${turns === 1 ? "turn" : "turns"})`;
 
   $("memories").replaceChildren(
     ...(memories.length
