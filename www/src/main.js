@@ -3,6 +3,7 @@
 // `engram` is imported by its package name only, as any app would.
 import { Engram, IndexedDbStorage, defaultEmbedder, onAssetProgress } from "engram";
 import { streamChat } from "./llm.js";
+import { WorkerEmbedder } from "./worker-embedder.js";
 import { renderPanel } from "./panel.js";
 
 const SESSION = "chat";
@@ -54,6 +55,8 @@ function applySettings() {
   $("model").value = s.model ?? "";
   $("api-key").value = s.apiKey ?? "";
   $("budget").value = String(s.budget ?? 900);
+  $("weights-url").value = s.weightsUrl ?? "";
+  $("vocab-url").value = s.vocabUrl ?? "";
   $("sync-url").value = s.syncUrl ?? "";
   $("sync-token").value = s.syncToken ?? "";
   $("mode").textContent = s.baseUrl ? `${s.model || "(default model)"} at ${s.baseUrl}` : "offline (shows the prompt)";
@@ -200,22 +203,27 @@ function download(bytes, name) {
 async function start() {
   applySettings();
   const user = new URLSearchParams(location.search).get("user") ?? "demo-user";
-  const embedder = defaultEmbedder();
-  const t0 = performance.now();
   const s = settings.load();
+  const accurate = Boolean(s.weightsUrl && s.vocabUrl);
+  if (accurate) status("loading · all-MiniLM-L6-v2 in a Web Worker…");
+  const embedder = accurate ? await WorkerEmbedder.start({ weights: s.weightsUrl, vocab: s.vocabUrl }) : defaultEmbedder();
+  app.embedder = { id: embedder.id, dimension: embedder.dimension, worker: accurate, calls: () => embedder.calls ?? null };
+  const t0 = performance.now();
   const sync = s.syncUrl && s.syncToken ? { url: new URL(s.syncUrl, location.href).href, token: s.syncToken } : undefined;
-  mem = await Engram.open({ user, storage: new IndexedDbStorage("engram-www"), embedder, sync });
+  // A store holds one embedder's vectors: the accurate embedder's memories live in a namespace of their own.
+  const namespace = accurate ? `engram/default/${user}/minilm/` : undefined;
+  mem = await Engram.open({ user, storage: new IndexedDbStorage("engram-www"), embedder, sync, namespace });
   if (sync) watchSync(sync.url);
   app.timing.openMs = performance.now() - t0;
   app.mem = mem; // for the tests and the benchmark
   mem.on(() => render());
   for (const t of await mem.session(SESSION).recent()) bubble(t.kind === "message" && t.source === "assistant" ? "assistant" : "user", t.text, "earlier");
-  await Promise.all([mem.tokenizerReady(), embedder.ready()]);
+  await Promise.all([mem.tokenizerReady(), accurate || embedder.ready()]);
   await mem.recall("what do you remember about me", { force: true }); // warms the vector path
   app.timing.firstRecallMs = performance.now(); // since navigation start
   app.ready = true;
   const cached = Object.values(app.progress).every((p) => p.cached);
-  status(`ready · exact o200k counts · tables ${cached ? "from cache" : "downloaded"} · writes guarded across tabs`, "ready");
+  status(`ready · exact o200k counts · tables ${cached ? "from cache" : "downloaded"} · ${accurate ? "all-MiniLM-L6-v2 in a Web Worker" : "static embedder"} · writes guarded across tabs`, "ready");
   $("msg").disabled = $("send").disabled = false;
   $("msg").focus();
   render();
@@ -244,12 +252,15 @@ async function start() {
       model: $("model").value.trim(),
       apiKey: $("api-key").value,
       budget: Number($("budget").value) || 900,
+      weightsUrl: $("weights-url").value.trim(),
+      vocabUrl: $("vocab-url").value.trim(),
       syncUrl: $("sync-url").value.trim(),
       syncToken: $("sync-token").value.trim(),
     };
     settings.save(next);
-    // Sync is chosen when the memory opens: reopen with the new settings.
-    if (next.syncUrl !== (before.syncUrl ?? "") || next.syncToken !== (before.syncToken ?? "")) return location.reload();
+    // Sync and the embedder are chosen when the memory opens: reopen with the new settings.
+    const reopen = ["syncUrl", "syncToken", "weightsUrl", "vocabUrl"].some((k) => next[k] !== (before[k] ?? ""));
+    if (reopen) return location.reload();
     applySettings();
     $("settings").open = false;
   });
