@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { build, createServer, preview } from "vite";
+import * as vite6 from "vite6";
 import { checkSmoke, fixtures, freePort, installEngram, launch, runSmokePage } from "./helpers.mjs";
 
 const app = join(fixtures, "browser");
@@ -79,6 +80,23 @@ test("Vite dev server (dependency pre-bundling): runs in Chromium", async () => 
     checkSmoke(assert, result);
     assert.ok(requests.some((r) => r.url.includes(".vite/deps/")), "engram was pre-bundled");
     assert.deepEqual(requests.filter((r) => r.status >= 400), []);
+  } finally {
+    await server.close();
+  }
+});
+
+test("Vite 6 (Rollup) production build: the same assets, runs in Chromium", async () => {
+  const outDir = join(app, "dist6");
+  await vite6.build({ ...quiet, root: app, build: { outDir, emptyOutDir: true } });
+  const assets = readdirSync(join(outDir, "assets"));
+  for (const re of [/\.wasm$/, /^o200k_base.*\.engtok$/, /^minilm-l6-v2-static-256.*\.engemb$/]) assert.equal(assets.filter((f) => re.test(f)).length, 1, `${re} in ${assets.join(" ")}`);
+  assert.equal(assets.filter((f) => f.startsWith("cl100k_base")).length, 0);
+  const port = await freePort();
+  const server = await vite6.preview({ ...quiet, root: app, build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  try {
+    const { result, errors } = await runSmokePage(browser, `http://127.0.0.1:${port}/`);
+    assert.deepEqual(errors, []);
+    checkSmoke(assert, result);
   } finally {
     await server.close();
   }
