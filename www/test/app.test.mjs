@@ -23,6 +23,9 @@ test("offline by default: turns are observed, the panel explains recall, and the
   const page = await openPage(context, url("offline"));
   assert.match(await page.textContent("#status"), /ready · exact o200k counts · tables downloaded/);
   assert.equal(page.tables.length, 2, "first visit downloads both tables");
+  const progress = await page.evaluate(() => window.__engram.progress);
+  assert.deepEqual(Object.keys(progress).sort(), ["embedding", "o200k_base"]);
+  for (const p of Object.values(progress)) assert.ok(p.done && !p.cached && p.loaded === p.total && p.loaded > 1e6, JSON.stringify(p));
   await chat(page, "My name is Zhang San and I prefer Python.");
   await chat(page, "I switched from Python to Go.");
   await chat(page, "Which programming language should the new service use?");
@@ -118,6 +121,7 @@ test("a reload keeps the memories (IndexedDB) and reads both tables from the cac
   await settled(page);
   assert.deepEqual(page.tables, [], "no table was fetched again");
   assert.match(await page.textContent("#status"), /tables from cache/);
+  assert.deepEqual(Object.values(await page.evaluate(() => window.__engram.progress)).map((p) => p.cached), [true, true]);
   assert.ok((await memoryTexts(page)).includes("User works at Alibaba"));
   assert.match(await page.textContent("#log"), /I work at Alibaba in Hangzhou\./);
   assert.deepEqual(page.errors, []);
@@ -213,6 +217,26 @@ test("offline after the first load: the app, its tables and its memories load wi
   await chat(page, "Where do I live?");
   assert.match(await page.textContent("#log li.prompt:last-child pre"), /Shenzhen/);
   await shot(page, "www-offline-reload");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("a conflicting value waits in pending review until the user keeps it", async () => {
+  const context = await browser.newContext();
+  const page = await openPage(context, url("review"));
+  await chat(page, "I work at Alibaba.");
+  await page.evaluate(() =>
+    window.__engram.mem.remember({ text: "User works at Huawei", key: { subject: "user", attribute: "employer" }, onConflict: "flag" }),
+  );
+  await page.waitForSelector('#reviews li:has-text("User works at Huawei")');
+  assert.ok((await memoryTexts(page)).includes("User works at Alibaba"), "the current value stays until the review");
+  await shot(page, "www-pending-review");
+  await page.click('#reviews li:has-text("User works at Huawei") button:has-text("Keep new")');
+  await page.waitForFunction(() => [...document.querySelectorAll("#memories li .text")].some((e) => e.textContent === "User works at Huawei"));
+  await settled(page);
+  assert.ok(!(await memoryTexts(page)).includes("User works at Alibaba"));
+  assert.match(await page.textContent("#reviews"), /No conflicts waiting/);
+  assert.match(await page.textContent("#audit"), /User works at Alibaba[\s\S]*replaced by “User works at Huawei”/);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
