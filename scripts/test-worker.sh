@@ -21,7 +21,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "== worker: npm ci (pinned wrangler, workers-types, typescript) =="
-(cd worker && npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --silent)
+# Skipped when node_modules was installed from this very lockfile (npm ci would delete it
+# under anything else using worker/'s wrangler at the moment).
+lock_sum=$(sha256sum worker/package-lock.json | cut -d' ' -f1)
+if [ "$(cat worker/node_modules/.engram-ci-lock 2>/dev/null)" = "$lock_sum" ] && [ -x worker/node_modules/.bin/wrangler ]; then
+  echo "(node_modules already matches package-lock.json)"
+else
+  (cd worker && npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --silent)
+  echo "$lock_sum" > worker/node_modules/.engram-ci-lock
+fi
 
 echo "== worker: the SDK from its packed tarball =="
 npm pack ./pkg --pack-destination "$tmp" --silent >/dev/null

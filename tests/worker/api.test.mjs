@@ -171,6 +171,12 @@ describe("endpoints", () => {
     const sa = await alice().status();
     assert.notEqual(st.body.replica, sa.body.replica, "each user's object is its own replica");
   });
+
+  test("each table is fetched from the assets once per isolate, whatever the number of users", () => {
+    const lines = w.log().split("\n").filter((l) => l.includes('"op":"table"')).map((l) => JSON.parse(l.slice(l.indexOf("{"))));
+    assert.deepEqual(lines.map((l) => l.name).sort(), ["minilm-l6-v2-static-256.engemb", "o200k_base.engtok"]);
+    assert.ok(lines.every((l) => l.bytes > 1_000_000), JSON.stringify(lines));
+  });
 });
 
 describe("errors and limits", () => {

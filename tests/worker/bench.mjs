@@ -1,7 +1,7 @@
 // Worker benchmark in real workerd (wrangler dev --local, this machine): bundle size against
 // the 3 MB free-plan limit; cold and warm request time for recall and remember with 1k and
 // 10k memories; workerd CPU per request (from /proc, since workerd's clock moves only on
-// IO) and the workerd process's RSS after loading the user.
+// IO), the workerd process's RSS, and the isolate's JS heap + wasm memory (DevTools protocol).
 // Usage: node tests/worker/bench.mjs [sizes, default 1000,10000]   (worker/ set up first)
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { OFFLINE_ENV, ROOT, WRANGLER, client, startWorker, token } from "./harness.mjs";
+import { inspect } from "./heap.mjs";
 
 const sizes = (process.argv[2] ?? "1000,10000").split(",").map(Number);
 const work = mkdtempSync(join(tmpdir(), "engram-worker-bench-"));
@@ -74,23 +75,18 @@ async function timed(f) {
 
 async function start(persistTo) {
   const w = await startWorker({ persistTo });
-  // The process group of wrangler is its pid (started detached).
-  const pg = Number(/^\d+/.exec(execFileSync("ps", ["-o", "pgid=", "-p", String(await wranglerPid(w))], { encoding: "utf8" }).trim())?.[0]);
-  w.pgid = pg;
+  current = w;
+  w.pgid = w.pid; // started detached: wrangler leads its process group, workerd included
   return w;
 }
-async function wranglerPid(w) {
-  // The harness does not expose the child; find the wrangler whose --port matches.
-  for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
-      if (cmd.some((c) => c.endsWith("wrangler") || c.includes("wrangler-dist")) && cmd.includes(String(w.port))) return Number(p);
-    } catch {
-      // exited
-    }
-  }
-  throw new Error("wrangler process not found");
+
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, async () => {
+    await current?.stop();
+    process.exit(130);
+  });
 }
+let current;
 
 const results = { bundle: bundleSize(), sizes: [] };
 console.log(`bundle: ${(results.bundle.raw / 1024).toFixed(0)} KiB raw, ${(results.bundle.gzip / 1024).toFixed(0)} KiB gzip (free-plan limit 3072 KiB)`);
@@ -113,7 +109,7 @@ for (const n of sizes) {
 
   const row = { n, count, seedS: +(seedMs / 1000).toFixed(1) };
   // Cold: a fresh workerd (new isolate, the object reloads its snapshot + log, tables fetched and parsed).
-  for (const op of ["object", "recall", "remember"]) {
+  for (const op of ["object", "recall", "remember", "memory"]) {
     w = await start(persistTo);
     c = client(w.url, tok);
     const pids = workerdPids(w);
@@ -131,6 +127,21 @@ for (const n of sizes) {
     }
     const rss0 = rssMb(pids);
     const cpu0 = cpuMs(pids);
+    if (op === "memory") {
+      // Apart from the timings: an attached debugger slows workerd (wasm runs unoptimized).
+      const ins = await inspect(w.inspectorPort);
+      await c.recall("which project did the kestrel team review", { force: true });
+      let m = await ins.measure();
+      row.isolate_js_heap_mb = m.jsUsedMb;
+      row.isolate_wasm_mb = +m.wasmMb.reduce((a, b) => a + b, 0).toFixed(1);
+      for (let i = 0; i < 30; i++) await c.recall(`which ${WORDS[i % WORDS.length]} project was reviewed on day ${i}`, { force: true });
+      for (let i = 0; i < 30; i++) await c.remember(`Memory probe ${i}: the ${WORDS[i % WORDS.length]} receipt ${80000 + i} was filed`);
+      m = await ins.measure();
+      row.isolate_after_60_ops_mb = +(m.jsUsedMb + m.wasmMb.reduce((a, b) => a + b, 0)).toFixed(1);
+      ins.close();
+      await w.stop();
+      continue;
+    }
     const ms = await timed(() => (op === "recall" ? c.recall("which project did the kestrel team review", { force: true }) : c.remember(`Cold write ${Date.now()}`)));
     row[`cold_${op}_ms`] = +ms.toFixed(0);
     row[`cold_${op}_cpu_ms`] = +(cpuMs(pids) - cpu0).toFixed(0);
@@ -151,6 +162,7 @@ for (const n of sizes) {
       row.warm_recall_ms = { median: +median(rec).toFixed(1), p95: +p95(rec).toFixed(1) };
       row.warm_remember_ms = { median: +median(rem).toFixed(1), p95: +p95(rem).toFixed(1) };
       row.rss_after_mb = +rssMb(pids).toFixed(0);
+
       row.stored_mb = +(((await c.status()).body.storedBytes ?? 0) / 1048576).toFixed(1);
     }
     await w.stop();

@@ -35,12 +35,14 @@ export function token(tenant, sub, { ttl = 600, secret = SECRET, alg = "HS256", 
 /**
  * Start `wrangler dev` and wait until it serves. `vars` are passed with `--var`; `persistTo`
  * keeps state across restarts; `config` may list several (the first is served, the others
- * are reachable through its service bindings). Returns { url, log(), stop() }.
+ * are reachable through its service bindings). Returns { url, port, inspectorPort, pid,
+ * log(), stop() } (pid: wrangler's, the leader of the process group).
  */
 export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "wrangler.toml"), cwd = ROOT, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
+  const inspectorPort = await freePort();
   const configs = (Array.isArray(config) ? config : [config]).flatMap((c) => ["--config", c]);
-  const args = ["dev", ...configs, "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
+  const args = ["dev", ...configs, "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false", "--inspector-port", String(inspectorPort)];
   if (persistTo) args.push("--persist-to", persistTo);
   for (const [k, v] of Object.entries({ ENGRAM_SECRET: SECRET, ...vars })) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...OFFLINE_ENV } });
@@ -95,7 +97,7 @@ export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "w
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, port, log: () => out, stop };
+  return { url, port, inspectorPort, pid: child.pid, log: () => out, stop };
 }
 
 /**

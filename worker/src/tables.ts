@@ -7,6 +7,7 @@
  * @module
  */
 import { DEFAULT_EMBED_TABLE, useWorkerdTables } from "engram";
+import { log } from "./http.js";
 
 /** Where `scripts/setup.mjs` puts the tables inside the assets directory. */
 export const TABLE_PATH = "/_engram/";
@@ -16,7 +17,9 @@ let configured = false;
 async function fetchTable(assets: Fetcher, name: string): Promise<Uint8Array> {
   const res = await assets.fetch(`https://assets.invalid${TABLE_PATH}${name}`);
   if (!res.ok) throw new Error(`table ${name} is not in the worker's assets (${res.status}); run \`npm run setup\` in worker/`);
-  return new Uint8Array(await res.arrayBuffer());
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  log({ op: "table", name, bytes: bytes.length });
+  return bytes;
 }
 
 /** Point engram at this isolate's assets (idempotent). */

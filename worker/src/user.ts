@@ -78,7 +78,9 @@ export class UserMemory extends DurableObject<Env> {
       await this.scheduleSync(WRITES.has(call.op) ? this.num(this.env.ENGRAM_SYNC_DEBOUNCE_MS, 250) : this.num(this.env.ENGRAM_SYNC_INTERVAL_MS, 30_000));
       return reply;
     } catch (e) {
-      return toReply(e);
+      const reply = toReply(e);
+      if (reply.status === 500) log({ requestId: call.requestId, op: call.op, where: "object", error: e instanceof Error ? e.name : "unknown", code: (e as { code?: string }).code ?? null });
+      return reply;
     }
   }
 
