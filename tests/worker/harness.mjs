@@ -36,7 +36,7 @@ export function token(tenant, sub, { ttl = 600, secret = SECRET, alg = "HS256", 
  * Start `wrangler dev` and wait until it serves. `vars` are passed with `--var`; `persistTo`
  * keeps state across restarts; `config` may list several (the first is served, the others
  * are reachable through its service bindings). Returns { url, port, inspectorPort, pid,
- * log(), stop() } (pid: wrangler's, the leader of the process group).
+ * log(), stop(), crash() } (pid: wrangler's, the leader of the process group).
  */
 export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "wrangler.toml"), cwd = ROOT, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
@@ -73,6 +73,15 @@ export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "w
       // the group is empty
     }
   };
+  /** SIGKILL the whole group at once: workerd gets no chance to flush anything. */
+  const crash = async () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      return;
+    }
+    await exited;
+  };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (/Ready on http/.test(out)) break;
@@ -97,7 +106,7 @@ export async function startWorker({ persistTo, vars = {}, config = join(ROOT, "w
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, port, inspectorPort, pid: child.pid, log: () => out, stop };
+  return { url, port, inspectorPort, pid: child.pid, log: () => out, stop, crash };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Env {
   ENGRAM_EXTRACTOR_MODEL?: string;
   /** Largest request body in bytes (default 65536). */
   ENGRAM_MAX_BODY?: string;
+  /** Write a snapshot every this many op batches (default 100). */
+  ENGRAM_COMPACT_EVERY?: string;
   /** Milliseconds between a write and its background sync (default 250). */
   ENGRAM_SYNC_DEBOUNCE_MS?: string;
   /** Milliseconds between background pulls while the user is active (default 30000). */

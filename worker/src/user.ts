@@ -143,7 +143,14 @@ export class UserMemory extends DurableObject<Env> {
       if (!env.AI) throw new HttpError(500, "INTERNAL", "ENGRAM_EMBEDDER = \"workers-ai\" needs an AI binding");
       embedder = new WorkersAiEmbedder(env.AI, env.ENGRAM_AI_EMBED_MODEL || undefined);
     } else embedder = defaultEmbedder();
-    const opts: OpenOptions = { tenant: who.tenant, user: who.user, storage: this.store, embedder, tokenizer: { encoding: "o200k_base" } };
+    const opts: OpenOptions = {
+      tenant: who.tenant,
+      user: who.user,
+      storage: this.store,
+      embedder,
+      tokenizer: { encoding: "o200k_base" },
+      compactEvery: this.num(env.ENGRAM_COMPACT_EVERY, 100) || 100,
+    };
     if (env.ENGRAM_EXTRACTOR_MODEL && env.AI) opts.extractor = new WorkersAiExtractor(env.AI, env.ENGRAM_EXTRACTOR_MODEL);
     if (env.ENGRAM_ORIGIN) {
       const secret = env.ENGRAM_SECRET;
