@@ -3,6 +3,7 @@
 # 127.0.0.1, printing the URL. pkg/ must be built (scripts/build-wasm.sh).
 #   scripts/serve-www.sh           serve until interrupted (PORT, default 4173)
 #   scripts/serve-www.sh --check   serve, fetch the page, its script and both tables, stop (CI)
+#   scripts/serve-www.sh --dev     the Vite dev server instead (edits to www/src reload)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port="${PORT:-4173}"
@@ -19,6 +20,10 @@ trap 'rm -rf "$tmp"; [ -n "${server:-}" ] && kill "$server" 2>/dev/null || true'
   && rm -f .engram-tarball && npx vite build --logLevel warn)
 
 url="http://127.0.0.1:$port/"
+if [ "${1:-}" = "--dev" ]; then
+  echo "engram chat app (dev server): $url"
+  cd www && exec npx vite --host 127.0.0.1 --port "$port" --strictPort
+fi
 if [ "${1:-}" != "--check" ]; then
   echo "engram chat app: $url"
   cd www && exec npx vite preview --host 127.0.0.1 --port "$port" --strictPort

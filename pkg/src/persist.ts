@@ -128,6 +128,9 @@ export class Persistence {
    * instance has not loaded: its op or outbox keys reach past our next sequence number.
    */
   async behind(): Promise<boolean> {
+    // A compaction may have removed every op key; it records the sequence it covered.
+    const compacted = await this.getMeta<{ seq: number }>("compacted");
+    if (compacted && compacted.seq >= this.nextSeq) return true;
     for (const dir of ["ops/", "outbox/"]) {
       const keys = await this.storage.list(this.key(dir));
       const last = keys.length ? Number(keys[keys.length - 1].slice(-SEQ_DIGITS)) : 0;
@@ -182,6 +185,7 @@ export class Persistence {
     const prevSeq = current ? readHeader(current) : undefined;
     if (current && prevSeq !== undefined) await this.storage.put(this.key("snapshot/previous"), current);
     await this.storage.put(this.key("snapshot/current"), withHeader(covered, snap));
+    await this.putMeta("compacted", { seq: covered });
     this.batchesSinceSnapshot = 0;
     if (prevSeq !== undefined) {
       for (const k of await this.storage.list(this.key("ops/"))) {

@@ -149,8 +149,21 @@ test("two tabs of one user writing at once lose nothing, and each shows the othe
   await a.waitForFunction(() => document.querySelectorAll("#memories li.memory").length >= 60, null, { timeout: 10_000 });
   const inA = (await memoryTexts(a)).filter((t) => t.startsWith("note "));
   assert.equal(inA.length, 60);
+  // A tab that compacts twice leaves no op keys behind; the other tab must still notice.
+  await b.evaluate(async () => {
+    const mem = window.__engram.mem;
+    await mem.remember("The staging server is called Kestrel");
+    await mem.compact();
+    await mem.compact();
+  });
+  await a.evaluate(() => window.__engram.mem.remember("The production database runs PostgreSQL 16"));
+  const d = await openPage(context, url("tabs"));
+  await settled(d);
+  const inD = await memoryTexts(d);
+  assert.ok(inD.includes("The staging server is called Kestrel") && inD.includes("The production database runs PostgreSQL 16"), inD.slice(-3).join(" | "));
+  assert.equal(inD.filter((t) => t.startsWith("note ")).length, 60);
   await shot(a, "www-two-tabs");
-  for (const p of [a, b, c]) assert.deepEqual(p.errors, []);
+  for (const p of [a, b, c, d]) assert.deepEqual(p.errors, []);
   await context.close();
 });
 
