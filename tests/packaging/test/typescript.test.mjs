@@ -25,6 +25,10 @@ test("bundler resolution, lib DOM + ESNext (which declares Symbol.dispose itself
   compile("bundler-esnext");
 });
 
+test("node10 resolution (no exports map; top-level types), lib DOM + ES2022: checks", () => {
+  compile("node10");
+});
+
 for (const m of ["node16", "nodenext"]) {
   test(`${m} resolution: node types (NodeFileStorage) check, and the compiled program runs`, () => {
     compile(m);
