@@ -71,9 +71,22 @@ async function cachedBytes(url: URL, asset: AssetProgress["asset"]): Promise<Uin
   if (cache) {
     const headers = { "content-type": "application/octet-stream", "content-length": String(bytes.length) };
     await cache.put(url.href, new Response(bytes.slice(), { headers })).catch(() => undefined); // quota: next load fetches again
+    await dropOlderCopies(cache, url, asset);
   }
   report({ asset, loaded: bytes.length, total: total || bytes.length, cached: false, done: true });
   return bytes;
+}
+
+/** A new build names a table by another (content-hashed) URL: forget the copies it replaced. */
+async function dropOlderCopies(cache: Cache, url: URL, asset: AssetProgress["asset"]): Promise<void> {
+  const same = asset === "embedding" ? /\.engemb$/ : /o200k_base[^/]*\.engtok$/;
+  try {
+    for (const req of await cache.keys()) {
+      if (req.url !== url.href && same.test(new URL(req.url).pathname)) await cache.delete(req);
+    }
+  } catch {
+    // best effort: a leftover copy only costs space
+  }
 }
 
 async function readWithProgress(res: Response, asset: AssetProgress["asset"], total: number): Promise<Uint8Array> {

@@ -70,6 +70,41 @@ test("Vite production build: a reload reads both tables from the Cache API (no r
   }
 });
 
+test("Vite production build: a table fetched under a new URL replaces the cached copy of the old build", async () => {
+  const outDir = join(app, "dist");
+  const port = await freePort();
+  const server = await preview({ ...quiet, root: app, build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    await page.goto(`http://127.0.0.1:${port}/?user=one`);
+    await page.waitForFunction(() => window.__smoke !== undefined, null, { timeout: 60_000 });
+    // Pretend the cached copies came from an older build (other hashes in their URLs).
+    const current = await page.evaluate(async () => {
+      const cache = await caches.open("engram-assets-v1");
+      const keys = (await cache.keys()).map((r) => r.url);
+      for (const u of keys) {
+        const old = u.replace(/-[A-Za-z0-9_-]+\.(engemb|engtok)$/, "-0ldBu1ld.$1");
+        await cache.put(old, await cache.match(u));
+        await cache.delete(u);
+      }
+      return keys.sort();
+    });
+    assert.equal(current.length, 2);
+    await page.goto(`http://127.0.0.1:${port}/?user=two`);
+    await page.waitForFunction(() => window.__smoke !== undefined, null, { timeout: 60_000 });
+    checkSmoke(assert, await page.evaluate(() => window.__smoke));
+    const after = await page.evaluate(async () => (await (await caches.open("engram-assets-v1")).keys()).map((r) => r.url).sort());
+    assert.deepEqual(after, current, "only the current build's tables are kept");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
+
 test("Vite dev server (dependency pre-bundling): runs in Chromium", async () => {
   const port = await freePort();
   const server = await createServer({ ...quiet, root: app, server: { host: "127.0.0.1", port, strictPort: true, fs: { allow: [fixtures] } } });
