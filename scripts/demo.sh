@@ -35,11 +35,12 @@ echo "origin log (structured, no memory text): $(grep -c '"op":"sync"' "$log") s
 grep '"op":"sync"' "$log" | head -1
 
 # The demo chat app (www/), built against the packed package and served on 127.0.0.1 until
-# interrupted. `scripts/demo.sh --check` (or CI=1) serves it, checks that the page, its script,
-# the wasm and both tables load, and exits.
+# interrupted. Not on a terminal (scripts/test.sh writes this to a file), with `--check` or
+# with CI set, it serves the app, checks that the page, its script, the wasm and both tables
+# load, and exits.
 echo
 echo "== the chat app (www/) =="
-if [ "${1:-}" = "--check" ] || [ -n "${CI:-}" ]; then
+if [ "${1:-}" = "--check" ] || [ -n "${CI:-}" ] || [ ! -t 1 ]; then
   bash scripts/serve-www.sh --check
 else
   echo "open the URL below; memory stays in your browser (IndexedDB). Ctrl-C to stop."
