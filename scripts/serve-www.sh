@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port="${PORT:-4173}"
+if [ "${1:-}" = "--check" ] && [ -z "${PORT:-}" ]; then
+  # A free port, so a check never collides with a server already running.
+  port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+fi
 
 sum=$(sha256sum www/package-lock.json | cut -d' ' -f1)
 if [ "$(cat www/node_modules/.lock-sha256 2>/dev/null)" != "$sum" ]; then
