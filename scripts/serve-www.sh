@@ -33,7 +33,8 @@ if [ "${1:-}" != "--check" ]; then
   cd www && exec npx vite preview --host 127.0.0.1 --port "$port" --strictPort
 fi
 
-(cd www && exec npx vite preview --host 127.0.0.1 --port "$port" --strictPort >/dev/null) &
+# vite itself (not through npx, whose child would outlive a kill of npx).
+(cd www && exec node node_modules/vite/bin/vite.js preview --host 127.0.0.1 --port "$port" --strictPort >/dev/null) &
 server=$!
 for _ in $(seq 1 100); do curl -sf "$url" >/dev/null && break; sleep 0.1; done
 html=$(curl -sf "$url")
