@@ -4,10 +4,15 @@
 //! its session's date; questions of categories 1–4 are asked one day after the last
 //! session; a recalled memory maps back to the turn it came from.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
 use serde::Deserialize;
 use serde_json::Value;
+
+const DAY_MS: i64 = 86_400_000;
 
 /// One turn of a conversation.
 #[derive(Debug, Clone)]
@@ -140,17 +145,18 @@ pub struct Measures {
 pub const CUTS: [usize; 4] = [1, 5, 10, 20];
 
 impl Measures {
-    /// Add one question's ranked turn ids (`ranked[i]` = the turns the i-th hit stands for).
-    pub fn add(&mut self, evidence: &[String], ranked: &[Vec<String>]) {
+    /// Add one question's answers: `ranked[c]` is what a recall with `k = CUTS[c]`
+    /// returned (per hit, the turns it stands for). Each cut is measured on its own call,
+    /// as a user asking for that many memories gets them; MRR on the longest.
+    pub fn add(&mut self, evidence: &[String], ranked: &[Vec<Vec<String>>; 4]) {
         self.questions += 1;
-        let is_ev = |ids: &Vec<String>| ids.iter().any(|id| evidence.contains(id));
         for (c, &k) in CUTS.iter().enumerate() {
-            let found = evidence.iter().filter(|e| ranked.iter().take(k).any(|ids| ids.contains(e))).count();
+            let found = evidence.iter().filter(|e| ranked[c].iter().take(k).any(|ids| ids.contains(e))).count();
             self.recall[c] += found as f64 / evidence.len() as f64;
             self.hit[c] += f64::from(u8::from(found > 0));
             self.all[c] += f64::from(u8::from(found == evidence.len()));
         }
-        if let Some(r) = ranked.iter().take(20).position(is_ev) {
+        if let Some(r) = ranked[3].iter().take(20).position(|ids| ids.iter().any(|id| evidence.contains(id))) {
             self.mrr += 1.0 / (r as f64 + 1.0);
         }
     }
@@ -159,6 +165,138 @@ impl Measures {
     pub fn mean(&self, sum: f64) -> f64 {
         sum / self.questions.max(1) as f64
     }
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub measures: Measures,
+    /// Milliseconds per `recall` with `k = 10`, sorted.
+    pub latencies: Vec<f64>,
+    /// Questions that got no hit (the router took them for small talk, or nothing matched).
+    pub empty: usize,
+    /// Turns the write path merged into an earlier memory as near-duplicates.
+    pub merged: usize,
+}
+
+impl Run {
+    /// The `p` quantile of recall latency, in milliseconds.
+    pub fn latency(&self, p: f64) -> f64 {
+        self.latencies.get(((self.latencies.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(f64::NAN)
+    }
+}
+
+/// Remember every turn of every sample through the core as the protocol says, at its
+/// session's date (or all at the last session's, with `same_moment`), and ask each
+/// question one day after the last session, once per cut-off.
+pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<&dyn Fn(&str) -> Vec<f32>>, same_moment: bool) -> Run {
+    let mut run = Run::default();
+    for s in samples {
+        let mut mem = Engram::new(config.clone(), 1);
+        let scope = Scope::user("locomo", &s.id);
+        let mut turns_of: HashMap<String, Vec<String>> = HashMap::new();
+        let last = s.turns.iter().map(|t| t.at).max().unwrap_or(0);
+        for t in &s.turns {
+            let text = format!("{}: {}", t.speaker, t.text);
+            let mut input = MemoryInput::fact(&text);
+            if let Some(v) = embed.map(|e| e(&text)).filter(|v| v.iter().any(|x| *x != 0.0)) {
+                input = input.with_embedding(v);
+            }
+            let out = mem.remember(&scope, input, if same_moment { last } else { t.at }).unwrap_or_else(|e| panic!("remember {}: {e}", t.dia_id));
+            let ids = turns_of.entry(out.id).or_default();
+            run.merged += usize::from(!ids.is_empty());
+            ids.push(t.dia_id.clone());
+        }
+        for q in &s.questions {
+            let embedding = embed.map(|e| e(&q.question));
+            let ranked = CUTS.map(|k| {
+                let mut rq = RecallQuery::text(&q.question).with_k(k);
+                rq.embedding = embedding.clone();
+                let t = Instant::now();
+                let r = mem.recall(&scope, &rq, last + DAY_MS).unwrap_or_else(|e| panic!("recall: {e}"));
+                if k == 10 {
+                    run.latencies.push(t.elapsed().as_secs_f64() * 1e3);
+                    run.empty += usize::from(r.hits.is_empty());
+                }
+                r.hits.iter().map(|h| turns_of.get(&h.record.id).cloned().unwrap_or_default()).collect::<Vec<_>>()
+            });
+            run.measures.add(&q.evidence, &ranked);
+        }
+    }
+    run.latencies.sort_by(f64::total_cmp);
+    run
+}
+
+/// The peers of the split's README, measured in the same run: plain BM25 (k1 1.2, b 0.75,
+/// a small stop list) and, with `neighbours`, the same with crude suffix stripping
+/// (-ing/-ed/-es/-s) and each turn indexed with its ±2 neighbours of the session at
+/// weight 0.3 (their term frequencies and length added at that weight) — no model.
+pub fn bm25_peer(samples: &[LocomoSample], neighbours: bool) -> Measures {
+    const STOP: &[&str] = &["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "is", "are", "was", "were", "be", "it", "this", "that", "i", "you", "do", "did", "does", "what", "when", "how", "who", "which", "my", "your", "her", "his", "she", "he"];
+    let strip = |w: &str| -> String {
+        for suffix in ["ing", "ed", "es", "s"] {
+            if neighbours && w.len() > suffix.len() + 2 && w.ends_with(suffix) {
+                return w[..w.len() - suffix.len()].to_owned();
+            }
+        }
+        w.to_owned()
+    };
+    let words = |t: &str| -> Vec<String> {
+        t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && !STOP.contains(w)).map(strip).collect()
+    };
+    let mut m = Measures::default();
+    for s in samples {
+        let own: Vec<Vec<String>> = s.turns.iter().map(|t| words(&format!("{}: {}", t.speaker, t.text))).collect();
+        // Per turn: term → weighted frequency, and weighted length.
+        let docs: Vec<(HashMap<&str, f64>, f64)> = (0..own.len())
+            .map(|i| {
+                let mut tf: HashMap<&str, f64> = HashMap::new();
+                let mut len = 0.0;
+                let near = [i.wrapping_sub(2), i.wrapping_sub(1), i, i + 1, i + 2];
+                for j in near.into_iter().filter(|&j| j < own.len() && s.turns[j].session == s.turns[i].session) {
+                    let w = if j == i { 1.0 } else if neighbours { 0.3 } else { 0.0 };
+                    for t in &own[j] {
+                        *tf.entry(t.as_str()).or_default() += w;
+                    }
+                    len += w * own[j].len() as f64;
+                }
+                tf.retain(|_, f| *f > 0.0);
+                (tf, len)
+            })
+            .collect();
+        let n = docs.len() as f64;
+        let avg = docs.iter().map(|d| d.1).sum::<f64>() / n.max(1.0);
+        let mut df: HashMap<&str, f64> = HashMap::new();
+        for (tf, _) in &docs {
+            for t in tf.keys() {
+                *df.entry(t).or_default() += 1.0;
+            }
+        }
+        for q in &s.questions {
+            let mut qt = words(&q.question);
+            qt.sort();
+            qt.dedup();
+            let mut order: Vec<(usize, f64)> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, (tf, len))| {
+                    let score = qt
+                        .iter()
+                        .filter_map(|t| {
+                            let f = *tf.get(t.as_str())?;
+                            let d = df.get(t.as_str()).copied().unwrap_or(0.0);
+                            Some((1.0 + (n - d + 0.5) / (d + 0.5)).ln() * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len / avg)))
+                        })
+                        .sum();
+                    (i, score)
+                })
+                .collect();
+            order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let ranked: Vec<Vec<String>> = order.iter().take(20).map(|(i, _)| vec![s.turns[*i].dia_id.clone()]).collect();
+            m.add(&q.evidence, &[ranked.clone(), ranked.clone(), ranked.clone(), ranked]);
+        }
+    }
+    m
 }
 
 #[cfg(test)]
@@ -178,7 +316,7 @@ mod tests {
         let mut m = Measures::default();
         let ev = vec!["D1:2".to_owned(), "D1:3".to_owned()];
         let ranked: Vec<Vec<String>> = ["D1:9", "D1:2", "D1:4", "D1:5", "D1:6", "D1:7", "D1:8", "D1:1", "D1:10", "D1:3"].iter().map(|s| vec![(*s).to_owned()]).collect();
-        m.add(&ev, &ranked);
+        m.add(&ev, &[ranked.clone(), ranked.clone(), ranked.clone(), ranked]);
         assert_eq!(m.recall, [0.0, 0.5, 1.0, 1.0]);
         assert_eq!(m.hit, [0.0, 1.0, 1.0, 1.0]);
         assert_eq!(m.all, [0.0, 0.0, 1.0, 1.0]);

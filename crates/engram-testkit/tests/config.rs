@@ -2,6 +2,7 @@
 //! error, and a store restored from a snapshot takes the caller's settings over the ones
 //! it was saved with — except the precision its vectors are stored at.
 
+use engram_core::decay::{Decay, DAY_MS};
 use engram_core::vector::Precision;
 use engram_core::{ChannelWeights, Config, Engram, Error, MemoryInput, RecallQuery, Scope};
 
@@ -36,10 +37,13 @@ fn a_restored_store_takes_the_callers_settings_but_keeps_its_vectors_precision()
     let q = RecallQuery::text("green tea");
     assert_eq!(restored.recall(&alice(), &q, T0).expect("recall").hits.len(), 1);
 
-    // Importance 0.5 is under a weak threshold of 0.6: the new setting hides the memory.
-    restored.set_config(Config { weak_threshold: 0.6, ..Config::default() }).expect("new settings");
+    // A month later the default decay has halved the memory's weight; the new setting
+    // (no decay) keeps it whole.
+    let later = T0 + 30 * DAY_MS;
+    assert!(restored.recall(&alice(), &q, later).expect("recall").hits[0].parts.decay < 0.51);
+    restored.set_config(Config { decay: Decay::None, weak_threshold: 0.6, ..Config::default() }).expect("new settings");
     assert_eq!(restored.config().weak_threshold, 0.6);
-    assert!(restored.recall(&alice(), &q, T0).expect("recall").hits.is_empty());
+    assert_eq!(restored.recall(&alice(), &q, later).expect("recall").hits[0].parts.decay, 1.0);
 
     let refused = [
         Config { rrf_k: f32::NAN, ..Config::default() },
@@ -48,6 +52,7 @@ fn a_restored_store_takes_the_callers_settings_but_keeps_its_vectors_precision()
     for config in refused {
         assert!(matches!(restored.set_config(config.clone()), Err(Error::InvalidInput { .. })), "{config:?}");
         assert_eq!(restored.config().weak_threshold, 0.6, "a refused config leaves the engine as it was");
+        assert_eq!(restored.config().decay, Decay::None, "a refused config leaves the engine as it was");
     }
     // A store without vectors may still choose its precision.
     let mut empty = Engram::new(Config::default(), 2);

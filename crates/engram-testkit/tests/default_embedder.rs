@@ -35,7 +35,8 @@ fn fused_recall_beats_bm25_alone_and_the_table_alone() {
     let (a, q) = embed_task(&task, |t| emb.embed(t));
     let vector = evaluate(&task, &a, &q, Channels::Vector);
     let lexical = evaluate(&task, &a, &q, Channels::Lexical);
-    let w = engram_core::ChannelWeights::default();
+    // The weights for short answers (the default favours conversation: tests/long_conversation.rs).
+    let w = engram_core::ChannelWeights::SHORT_ANSWERS;
     let hybrid = evaluate(&task, &a, &q, Channels::Hybrid(w.vector, w.lexical));
     eprintln!("recall@10: vector {:.3}, BM25 {:.3}, hybrid {:.3}", vector.at10, lexical.at10, hybrid.at10);
     assert!(hybrid.at10 > lexical.at10 && hybrid.at10 > vector.at10, "hybrid {hybrid:?} vs BM25 {lexical:?} vs vector {vector:?}");

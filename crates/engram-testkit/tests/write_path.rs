@@ -63,22 +63,43 @@ fn switching_from_python_to_go_supersedes_the_old_preference_and_keeps_the_audit
 }
 
 #[test]
-fn old_unimportant_memories_fade_out_and_expired_ones_are_gone() {
+fn old_unimportant_memories_fall_behind_and_expired_ones_are_gone() {
     let mut e = Engram::new(Config::default(), 1);
     e.remember(&alice(), MemoryInput::fact("Bought a blue umbrella").with_importance(0.3), T0).expect("weak");
     e.remember(&alice(), MemoryInput::fact("Bought a red umbrella for the trip").with_importance(0.9), T0).expect("strong");
     e.remember(&alice(), MemoryInput::fact("Umbrella coupon code valid this week").with_ttl_ms(7 * DAY_MS), T0).expect("ttl");
     let q = RecallQuery::text("umbrella");
     assert_eq!(e.recall(&alice(), &q, T0 + DAY_MS).expect("day 1").hits.len(), 3);
-    // Day 40: the coupon expired; 0.3 × 0.5^(40/30) ≈ 0.12 still above 0.1.
+    // Day 40: the coupon expired.
     let day40 = e.recall(&alice(), &q, T0 + 40 * DAY_MS).expect("day 40");
     assert_eq!(day40.hits.len(), 2);
-    // Day 60: 0.3 × 0.25 = 0.075 < 0.1 — the weak one fades; 0.9 × 0.25 = 0.225 stays.
+    // Day 60: 0.3 × 0.25 = 0.075 < 0.1 — the weak one has faded: still a match, so still
+    // recalled, but after the strong one (0.9 × 0.25 = 0.225), whatever their match.
     let day60 = e.recall(&alice(), &q, T0 + 60 * DAY_MS).expect("day 60");
-    assert_eq!(day60.hits.len(), 1);
-    assert!(day60.hits[0].record.text.contains("red"));
+    let texts: Vec<&str> = day60.hits.iter().map(|h| h.record.text.as_str()).collect();
+    assert_eq!(texts, ["Bought a red umbrella for the trip", "Bought a blue umbrella"]);
     let p = &day60.hits[0].parts;
     assert!((p.decay - 0.25).abs() < 1e-3 && (p.weight - 0.225).abs() < 1e-3 && p.lexical.is_some());
+    let faded = &day60.hits[1].parts;
+    assert!(faded.weight < Config::default().weak_threshold && faded.lexical.unwrap().0 <= p.lexical.unwrap().0, "{faded:?} vs {p:?}");
+}
+
+#[test]
+fn a_strong_match_said_a_year_ago_is_recalled_and_a_keyed_fact_does_not_fade() {
+    let mut e = Engram::new(Config::default(), 1);
+    let said = e.remember(&alice(), MemoryInput::fact("We adopted a cat named Miso from the shelter"), T0).expect("old");
+    let home = e.remember(&alice(), MemoryInput::fact("Lives in Hangzhou").with_key("alice", "city"), T0).expect("keyed");
+    let later = T0 + 365 * DAY_MS;
+    for i in 0..30 {
+        e.remember(&alice(), MemoryInput::fact(format!("Talked about the weather on day {i}")), later - i * DAY_MS).expect("fresh");
+    }
+    let hits = e.recall(&alice(), &RecallQuery::text("what is the name of our cat"), later).expect("recall").hits;
+    let cat = hits.iter().find(|h| h.record.id == said.id).expect("a year-old best match is recalled");
+    assert!(cat.parts.weight < Config::default().weak_threshold && cat.parts.lexical == Some((1, cat.parts.lexical.unwrap().1)), "faded, and still the best match: {:?}", cat.parts);
+    assert!(hits.iter().all(|h| !h.record.text.contains("weather")), "fresh memories that do not match stay out");
+    let hits = e.recall(&alice(), &RecallQuery::text("which city does alice live in"), later).expect("recall").hits;
+    let keyed = hits.iter().find(|h| h.record.id == home.id).expect("the keyed fact is recalled");
+    assert_eq!(keyed.parts.decay, 1.0, "the value in force of a key does not fade");
 }
 
 #[test]

@@ -22,15 +22,29 @@ pub struct ChannelWeights {
 
 impl Default for ChannelWeights {
     fn default() -> Self {
-        // Vector over lexical 4 : 1 from `embed-eval`'s sweep on the chatterbot question →
-        // answer task, at the default `rrf_k` of 1: with the default table and with the
-        // accurate embedder alike the fused list is at or above each channel alone at
-        // recall@1 and @10, on all questions and on the English ones (table: all 0.191 /
-        // 0.485, vector alone 0.149 / 0.392, BM25 0.166 / 0.289; accurate: all 0.280 /
-        // 0.551 vs 0.277 / 0.525). Fusion is rank-based and scale-free, so only the ratios
-        // matter. The key channel is precise when it fires.
-        ChannelWeights { vector: 1.2, lexical: 0.3, key: 1.5, graph: 1.0 }
+        // Lexical over vector 2 : 1, measured on long conversations (LoCoMo's development
+        // split, turn-level recall@10, `locomo-eval`) with BM25 stemmed and spread over
+        // neighbouring turns: lexical alone 0.748; fused with the default table at
+        // vector 0.5 : 0.737, 0.75 : 0.731, 1 : 0.715, 4 : 0.644 (the previous default,
+        // 4 : 1 vector-led). The table's vectors rank chatty turns by the names and small
+        // talk they share with a question, so on conversation they add breadth (recall@20
+        // 0.803 → 0.811 at 0.25), not precision. On the chatterbot question → answer task
+        // (one short answer each, where BM25 is weak) the vector-led 4 : 1 was better:
+        // there the new default scores 0.432 recall@10 against 0.484 (`embed-eval`).
+        // Conversation is what users store, so it sets the default; stores of short Q/A
+        // pairs may prefer `{ vector: 1.2, lexical: 0.3 }`. Fusion is rank-based and
+        // scale-free: only the ratios matter. The key channel is precise when it fires.
+        ChannelWeights { vector: 0.5, lexical: 1.0, key: 1.5, graph: 1.0 }
     }
+}
+
+impl ChannelWeights {
+    /// Vector over lexical 4 : 1, for stores of short question → answer pairs, where BM25
+    /// is weak: the previous default, from `embed-eval`'s sweep on the chatterbot task
+    /// (table fused: recall@1 / @10 0.191 / 0.484, vector alone 0.149 / 0.392; accurate
+    /// embedder fused 0.280 / 0.551). On long conversations it fuses worse than BM25 alone
+    /// (0.644 against 0.748 recall@10 on LoCoMo's development split).
+    pub const SHORT_ANSWERS: ChannelWeights = ChannelWeights { vector: 1.2, lexical: 0.3, key: 1.5, graph: 1.0 };
 }
 
 /// Engine configuration.

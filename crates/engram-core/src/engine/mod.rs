@@ -13,11 +13,13 @@
 pub mod channels;
 pub mod config;
 pub mod conflict;
+pub mod cues;
 pub mod context;
 pub mod partition;
 pub mod recall;
 pub mod render;
 pub mod sync;
+pub mod timeline;
 pub mod working;
 pub mod write;
 

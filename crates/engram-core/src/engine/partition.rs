@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::config::Config;
+use crate::engine::timeline::Timeline;
 use crate::graph::Graph;
 use crate::hlc::{Millis, Stamp};
 use crate::lexical::Bm25;
@@ -94,6 +95,7 @@ pub struct Partition {
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
     pub bm25: Bm25,
+    timeline: Timeline,
     pub vectors: Option<VectorIndex>,
     pub sessions: BTreeMap<String, Session>,
     pub tombstones: FxHashMap<String, Stamp>,
@@ -111,6 +113,7 @@ impl Partition {
             by_hash: FxHashMap::default(),
             by_key: FxHashMap::default(),
             bm25: Bm25::new(),
+            timeline: Timeline::default(),
             vectors: None,
             sessions: BTreeMap::new(),
             tombstones: FxHashMap::default(),
@@ -196,6 +199,7 @@ impl Partition {
                 ix.insert(slot, v);
             }
             self.bm25.add(slot, &record.text);
+            self.timeline.insert(&record, slot);
             if record.kind.is_memory() {
                 self.by_hash.entry(content_hash(&normalize(&record.text))).or_default().push(slot);
             }
@@ -220,6 +224,7 @@ impl Partition {
         if was_current && !now_current {
             let h = content_hash(&normalize(&rec.text));
             self.bm25.remove(slot);
+            self.timeline.remove(rec);
             if let Some(v) = self.vectors.as_mut() {
                 v.remove(slot);
             }
@@ -281,11 +286,19 @@ impl Partition {
             v.remove(slot);
         }
         if let Some(rec) = self.records[slot as usize].as_ref() {
+            self.timeline.remove(rec);
             let h = content_hash(&normalize(&rec.text));
             if let Some(list) = self.by_hash.get_mut(&h) {
                 list.retain(|&s| s != slot);
             }
         }
+    }
+
+    /// The current records said together with the one in `slot` (see [`Timeline::around`]):
+    /// up to `radius` on each side, in its scope, at most `gap` apart; nearest first.
+    pub fn said_around(&self, slot: u32, radius: usize, gap: Millis) -> Vec<(u32, usize)> {
+        let Some(rec) = self.at(slot) else { return Vec::new() };
+        self.timeline.around(rec, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
     }
 
     /// The record with its embedding re-attached (for ops and snapshots).

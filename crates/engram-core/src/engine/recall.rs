@@ -10,6 +10,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::channels::{graph_channel, key_channel};
+use crate::engine::cues::QueryCues;
+use crate::engine::partition::Partition;
 use crate::engine::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
@@ -132,6 +134,46 @@ const VECTOR_TIE: f32 = 1e-3;
 /// BM25 scores within this fraction of each other are a tie.
 const LEXICAL_TIE: f32 = 1e-4;
 
+/// How much a memory's words count for the memories said just before and after it (see
+/// `engine::timeline`): a memory's lexical score is its own plus this share of the scores
+/// of up to [`SPREAD_RADIUS`] neighbours on each side. On LoCoMo's development split this
+/// took BM25's recall@10 from 0.604 to 0.709 (0.3: 0.705, 0.5: 0.717 with a lower
+/// recall@1). The vector channel is not spread: with the default table, spreading its
+/// cosines lowered the fused recall (0.2: −0.01, 0.4: −0.02).
+const LEXICAL_SPREAD: f32 = 0.4;
+/// Neighbours on each side whose matches count.
+const SPREAD_RADIUS: usize = 2;
+/// Memories further apart than this were not said together (30 minutes).
+const SPREAD_GAP_MS: Millis = 30 * 60 * 1000;
+/// Each channel's own best `SPREAD_POOL × n` matches, and their neighbours, are scored.
+const SPREAD_POOL: usize = 2;
+
+/// The `n` best `accept`ed slots by their own lexical score plus [`LEXICAL_SPREAD`] of
+/// their neighbours' (`own`: the scores of matching, live slots), best first. Candidates
+/// are the best `SPREAD_POOL × n` own matches and their neighbours, so a turn that answers
+/// in other words than the question's ("Yes, last Tuesday") is found through the turn
+/// before it.
+fn said_together(p: &Partition, own: &FxHashMap<u32, f32>, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+    let mut pool: Vec<(u32, f32)> = own.iter().map(|(&s, &v)| (s, v)).collect();
+    top_k_by_score(&mut pool, SPREAD_POOL * n);
+    let mut candidates: FxHashSet<u32> = FxHashSet::default();
+    for &(slot, _) in &pool {
+        candidates.insert(slot);
+        candidates.extend(p.said_around(slot, SPREAD_RADIUS, SPREAD_GAP_MS).into_iter().map(|(s, _)| s));
+    }
+    let mut out: Vec<(u32, f32)> = candidates
+        .into_iter()
+        .filter(|&s| accept(s))
+        .filter_map(|slot| {
+            let around: f32 = p.said_around(slot, SPREAD_RADIUS, SPREAD_GAP_MS).into_iter().filter_map(|(s, _)| own.get(&s)).sum();
+            let total = own.get(&slot).copied().unwrap_or(0.0) + LEXICAL_SPREAD * around;
+            (total > 0.0).then_some((slot, total))
+        })
+        .collect();
+    top_k_by_score(&mut out, n);
+    out
+}
+
 /// Competition ranks (1, 2, 2, 4) of hits sorted best first: a hit whose score is within
 /// the tie bound of the first hit of its group shares that hit's rank. Fusing ranks, two
 /// equal scores must not become ranks 2 and 7 by insertion order.
@@ -170,13 +212,22 @@ impl Engram {
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
+        let contributes = |slot: u32| p.meta(slot).live(now);
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors.as_ref()) {
-            let found = ix.search(v, n, self.config.min_similarity, accept);
+            let found = ix.search(v, n, self.config.min_similarity, &accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
                 parts.entry(*slot).or_default().vector = Some((rank, *sim));
             }
         }
-        let found = p.bm25.search(&q.text, n, accept);
+        let cues = QueryCues::of(&q.text);
+        let own: FxHashMap<u32, f32> = p
+            .bm25
+            .scores(&q.text)
+            .into_iter()
+            .filter(|&(s, _)| contributes(s))
+            .map(|(s, score)| (s, score * p.at(s).map_or(1.0, |r| cues.boost(&r.text))))
+            .collect();
+        let found = said_together(p, &own, n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
@@ -189,7 +240,7 @@ impl Engram {
 
         let w = self.config.weights;
         let k = self.config.rrf_k;
-        let mut scored: Vec<(u32, f32)> = Vec::with_capacity(parts.len());
+        let mut relevant: Vec<(u32, f32)> = Vec::with_capacity(parts.len());
         for (&slot, sp) in parts.iter_mut() {
             let Some(rec) = p.at(slot) else { continue };
             let rr = |rank: u32| 1.0 / (k + rank as f32);
@@ -197,30 +248,40 @@ impl Engram {
                 + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r))
                 + sp.key.map_or(0.0, |r| w.key * rr(r))
                 + sp.graph.map_or(0.0, |r| w.graph * rr(r));
-            sp.decay = self.config.decay.factor(now - rec.freshness());
+            let age = now - rec.freshness();
+            sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
-            sp.weight = self.config.decay.weight(rec.importance, now - rec.freshness());
-            if sp.weight < self.config.weak_threshold {
-                continue;
-            }
-            scored.push((slot, sp.fused * sp.weight));
+            sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay;
+            relevant.push((slot, sp.fused));
         }
-        let all = scored.len();
-        top_k_by_score(&mut scored, all);
-
+        // Relevance chooses which memories are recalled: the `k` best matches (texts seen
+        // before skipped), whatever their age — decay never hides a strong match.
+        let all = relevant.len();
+        top_k_by_score(&mut relevant, all);
         let mut seen = FxHashSet::default();
-        let mut hits = Vec::with_capacity(q.k);
-        for (slot, score) in scored {
-            if hits.len() == q.k {
+        let mut chosen: Vec<(u32, f32, bool)> = Vec::with_capacity(q.k);
+        for (slot, fused) in relevant {
+            if chosen.len() == q.k {
                 break;
             }
             let Some(rec) = p.at(slot) else { continue };
             if !seen.insert(content_hash(&normalize(&rec.text))) {
                 continue;
             }
-            let parts = parts.remove(&slot).unwrap_or_default();
-            hits.push(Hit { record: rec.clone(), score, parts });
+            let sp = &parts[&slot];
+            chosen.push((slot, fused * sp.weight, sp.weight < self.config.weak_threshold));
         }
+        // Time and importance order them: `fused × importance × decay`, the weak (under the
+        // threshold: stale and unimportant) after the rest, so a context built under a tight
+        // budget drops them first.
+        chosen.sort_by(|a, b| a.2.cmp(&b.2).then(b.1.total_cmp(&a.1)).then(a.0.cmp(&b.0)));
+        let hits = chosen
+            .into_iter()
+            .filter_map(|(slot, score, _)| {
+                let rec = p.at(slot)?;
+                Some(Hit { record: rec.clone(), score, parts: parts.remove(&slot).unwrap_or_default() })
+            })
+            .collect();
         Ok(Recall { route: route_name, hits })
     }
 }

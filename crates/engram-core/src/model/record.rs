@@ -187,6 +187,13 @@ impl Record {
         !self.is_superseded() && !self.pending_review
     }
 
+    /// True for the value in force of a fact key (a keyed, current fact or preference):
+    /// it holds until a newer value supersedes it, so time does not fade it — "lives in
+    /// Hangzhou", said in May, is as true in December. Everything else fades with age.
+    pub fn holds_current_value(&self) -> bool {
+        self.key.is_some() && self.is_current() && matches!(self.kind, Kind::Fact | Kind::Preference)
+    }
+
     /// The moment decay is measured from: the last time it was written or reinforced.
     pub fn freshness(&self) -> Millis {
         self.updated_at.max(self.last_accessed_at)

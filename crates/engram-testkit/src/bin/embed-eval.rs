@@ -36,7 +36,7 @@ fn main() {
     show("vector only", Channels::Vector);
     show("BM25 only", Channels::Lexical);
     // Rank fusion is scale-free: only the ratio vector : lexical matters.
-    for (v, l) in [(1.0, 1.2), (1.0, 1.0), (1.2, 1.0), (1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0), (6.0, 1.0), (8.0, 1.0), (12.0, 1.0), (24.0, 1.0), (48.0, 1.0)] {
+    for (v, l) in [(0.25, 1.0), (0.5, 1.0), (0.75, 1.0), (1.0, 1.2), (1.0, 1.0), (1.2, 1.0), (1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0), (6.0, 1.0), (8.0, 1.0), (12.0, 1.0), (24.0, 1.0), (48.0, 1.0)] {
         show(&format!("hybrid vector : lexical {v} : {l}"), Channels::Hybrid(v, l));
     }
     let w = engram_core::ChannelWeights::default();

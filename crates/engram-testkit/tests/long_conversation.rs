@@ -1,0 +1,36 @@
+//! Recall over months of real conversation (issue 15), on LoCoMo's development split when
+//! it is beside the repository (`../shared/eval/locomo-dev/`, CC BY-NC 4.0: read there,
+//! never copied). Time reorders what is recalled but never hides a strong match, and every
+//! default configuration beats the split's strongest model-free peer.
+
+use engram_core::Config;
+use engram_testkit::locomo::{self, LocomoSample};
+use engram_testkit::qa_eval::load_default_table;
+
+fn samples() -> Option<Vec<LocomoSample>> {
+    let path = locomo::default_path();
+    if !path.exists() {
+        eprintln!("skipped: {} is absent", path.display());
+        return None;
+    }
+    Some(locomo::load(&path).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn recall_at_10(m: &locomo::Measures) -> f64 {
+    m.mean(m.recall[2])
+}
+
+#[test]
+fn months_of_conversation_are_recalled_as_well_as_one_moment_of_it_and_better_than_the_peer() {
+    let Some(samples) = samples() else { return };
+    let peer = recall_at_10(&locomo::bm25_peer(&samples, true));
+    let table = load_default_table();
+    let embed = |t: &str| table.embed(t);
+    for (name, e) in [("no embedder", None), ("default table", Some(&embed as &dyn Fn(&str) -> Vec<f32>))] {
+        let real = recall_at_10(&locomo::evaluate(&samples, &Config::default(), e, false).measures);
+        let moment = recall_at_10(&locomo::evaluate(&samples, &Config::default(), e, true).measures);
+        eprintln!("{name}: recall@10 real timeline {real:.3}, one moment {moment:.3}, peer {peer:.3}");
+        assert!((real - moment).abs() <= 0.01, "{name}: time changed recall@10 from {moment:.3} to {real:.3}");
+        assert!(real > peer + 0.01, "{name}: {real:.3} against the peer's {peer:.3}");
+    }
+}
