@@ -214,7 +214,7 @@ impl Engram {
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
         let contributes = |slot: u32| p.meta(slot).live(now);
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors.as_ref()) {
-            let found = ix.search(v, n, self.config.min_similarity, &accept);
+            let found = ix.search(v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
                 parts.entry(*slot).or_default().vector = Some((rank, *sim));
             }
