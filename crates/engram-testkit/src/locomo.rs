@@ -167,6 +167,9 @@ impl Measures {
     }
 }
 
+/// An embedder for the harness: text → vector.
+pub type Embed<'a> = &'a dyn Fn(&str) -> Vec<f32>;
+
 /// What one run measured.
 #[derive(Debug, Clone, Default)]
 pub struct Run {
@@ -189,7 +192,7 @@ impl Run {
 /// Remember every turn of every sample through the core as the protocol says, at its
 /// session's date (or all at the last session's, with `same_moment`), and ask each
 /// question one day after the last session, once per cut-off.
-pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<&dyn Fn(&str) -> Vec<f32>>, same_moment: bool) -> Run {
+pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>, same_moment: bool) -> Run {
     let mut run = Run::default();
     for s in samples {
         let mut mem = Engram::new(config.clone(), 1);
