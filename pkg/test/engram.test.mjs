@@ -124,13 +124,15 @@ test("a store reopened from its snapshot takes this open's config, and bad setti
   await a.remember("g likes green tea");
   await a.compact();
   await a.close();
-  // Importance 0.5 is under a weak threshold of 0.6: the new setting must hide the memory.
-  const b = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8), config: { weakThreshold: 0.6 } });
+  // A month later the default decay has halved the memory's weight; the new setting (no
+  // decay) must keep it whole.
+  const monthLater = () => Date.now() + 30 * 86_400_000;
+  const b = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8), config: { decay: "None" }, now: monthLater });
   assert.equal(b.openReport.snapshot, "current");
-  assert.equal((await b.recall("green tea", { force: true })).hits.length, 0);
+  assert.equal((await b.recall("green tea", { force: true })).hits[0].parts.decay, 1);
   await b.close();
-  const c = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8) });
-  assert.equal((await c.recall("green tea", { force: true })).hits.length, 1);
+  const c = await Engram.open({ user: "g", storage, embedder: hashEmbedder(8), now: monthLater });
+  assert.ok((await c.recall("green tea", { force: true })).hits[0].parts.decay < 0.51);
   await c.close();
   // The vectors are stored as int8: another precision is refused, naming it.
   await assert.rejects(Engram.open({ user: "g", storage, embedder: hashEmbedder(8), config: { precision: "F32" } }), (e) => e.code === "INVALID_INPUT" && /precision/.test(e.message));
@@ -138,9 +140,9 @@ test("a store reopened from its snapshot takes this open's config, and bad setti
     await assert.rejects(Engram.open({ user: "h", embedder: false, config }), (e) => e instanceof EngramInputError && e.code === "INVALID_INPUT", JSON.stringify(config));
   }
   const snapshot = (await Engram.open({ user: "g", storage, embedder: hashEmbedder(8) })).exportSnapshot();
-  const d = await Engram.open({ user: "g", embedder: hashEmbedder(8), config: { weakThreshold: 0.6 } });
+  const d = await Engram.open({ user: "g", embedder: hashEmbedder(8), config: { decay: "None" }, now: monthLater });
   await d.importSnapshot(snapshot);
-  assert.equal((await d.recall("green tea", { force: true })).hits.length, 0, "an imported snapshot takes this instance's config too");
+  assert.equal((await d.recall("green tea", { force: true })).hits[0].parts.decay, 1, "an imported snapshot takes this instance's config too");
 });
 
 test("mixing embedders of another dimension or id in one store is refused", async () => {
