@@ -4,7 +4,8 @@
 # the Rust test suites (unit, property, evaluation, parity, doctests incl. the README),
 # the core's tests compiled to wasm with simd128 and run under Node's WASI, the wasm
 # binding + npm SDK (built, size-checked, tested in Node against the real wasm, packed and
-# installed into a fresh project), and the demo.
+# installed into a fresh project), the worker in real workerd, the packaging matrix and the
+# chat app in Chromium, and the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -45,11 +46,17 @@ bash scripts/wasm-unit-tests.sh
 step "wasm binding + npm package build (size budget checked)"
 bash scripts/build-wasm.sh
 
-step "SDK tests (node:test, the real wasm in Node)"
+step "worker: the Cloudflare Worker in real workerd (wrangler dev --local, offline; its own SecantusDB inside its network namespace)"
+env -u MONGODB_URI -u ENGRAM_MONGO_PORT bash scripts/test-worker.sh
+
+step "SDK tests (node:test, the real wasm in Node; integrations, CLI)"
 (cd pkg && node --test test/)
 
 step "package test: npm pack → fresh Node project → smoke"
 bash scripts/package-test.sh
+
+step "browser: the packaging matrix (Vite build + dev in Chromium, Node ESM/CJS, TypeScript) and www/ in Chromium"
+bash scripts/test-browser.sh
 
 step "demo"
 bash scripts/demo.sh > target/demo-output.txt
