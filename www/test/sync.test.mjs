@@ -1,6 +1,6 @@
 // Two browser contexts as two devices of one user, syncing through the real engram-origin
-// binary over SecantusDB (a MongoDB-wire server). The app is served with /v1 proxied to the
-// origin, so the browser talks to one origin (the engram origin sends no CORS headers).
+// binary over SecantusDB (a MongoDB-wire server). The page calls the origin directly, cross
+// origin: the origin allows the app's origin (ENGRAM_CORS_ORIGINS) and no other.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -20,10 +20,10 @@ before(async () => {
     mongoPid = Number(execFileSync("bash", [join(root, "scripts/mongo.sh")], { env: { ...process.env, ENGRAM_MONGO_PORT: port }, encoding: "utf8" }).trim());
     process.env.MONGODB_URI = `mongodb://127.0.0.1:${port}/`;
   }
+  site = await serveBuild({ rebuild: !process.env.ENGRAM_WWW_BUILT });
   const o = await import(join(root, "pkg/test/origin.mjs"));
-  origin = await o.startOrigin();
+  origin = await o.startOrigin({ ENGRAM_CORS_ORIGINS: new URL(site.url).origin });
   token = o.token;
-  site = await serveBuild({ proxy: { "/v1": origin.url }, rebuild: !process.env.ENGRAM_WWW_BUILT });
   browser = await launch();
 });
 after(async () => {
@@ -37,7 +37,7 @@ async function device(user) {
   const context = await browser.newContext();
   const page = await openPage(context, `${site.url}?user=${user}`);
   await page.click("#settings summary");
-  await page.fill("#sync-url", site.url);
+  await page.fill("#sync-url", origin.url);
   await page.fill("#sync-token", token(user));
   await page.click("#save-settings"); // reloads with sync on
   await page.waitForLoadState("load");

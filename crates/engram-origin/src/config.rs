@@ -27,6 +27,9 @@ pub struct Config {
     pub replica: u64,
     /// `ENGRAM_SERVER_SELECTION_MS`: how long to wait for MongoDB per operation (default 5000).
     pub server_selection: Duration,
+    /// `ENGRAM_CORS_ORIGINS`: comma-separated origins (`https://app.example`) whose pages may
+    /// call the API from a browser (default none).
+    pub cors_origins: Vec<String>,
 }
 
 /// A required variable is missing or a value does not parse.
@@ -64,6 +67,9 @@ impl Config {
             pull_limit: num("ENGRAM_PULL_LIMIT", 200.0)? as i64,
             replica: num("ENGRAM_REPLICA", 1.0)? as u64,
             server_selection: Duration::from_millis(num("ENGRAM_SERVER_SELECTION_MS", 5000.0)? as u64),
+            cors_origins: get("ENGRAM_CORS_ORIGINS")
+                .map(|v| v.split(',').map(|o| o.trim().trim_end_matches('/').to_owned()).filter(|o| !o.is_empty()).collect())
+                .unwrap_or_default(),
         })
     }
 }

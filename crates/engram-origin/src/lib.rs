@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod cors;
 pub mod error;
 pub mod frames;
 pub mod limits;
@@ -34,7 +35,9 @@ pub async fn state(config: Config, log: telemetry::LogSink) -> Result<Arc<AppSta
 
 /// Serve on `listener` until `shutdown` resolves.
 pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-    let app = routes::router(state.clone()).layer(axum::extract::DefaultBodyLimit::disable());
+    let app = routes::router(state.clone())
+        .layer(axum::middleware::from_fn_with_state(state.clone(), cors::cors))
+        .layer(axum::extract::DefaultBodyLimit::disable());
     state.telemetry.note("listening", serde_json::json!({ "addr": listener.local_addr()?.to_string() }));
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }

@@ -335,3 +335,44 @@ async fn two_origin_processes_on_one_database_keep_last_writer_wins_and_gapless_
     let seqs: Vec<i64> = a.db.collection::<Document>("ops").find(doc! {}).sort(doc! { "seq": 1 }).await.unwrap().try_collect::<Vec<_>>().await.unwrap().iter().map(|d| d.get_i64("seq").unwrap()).collect();
     assert_eq!(seqs, (1..=40).collect::<Vec<i64>>());
 }
+
+#[tokio::test]
+async fn a_page_from_an_allowed_origin_may_call_the_api_and_any_other_page_may_not() {
+    let o = Origin::start_with(&[("ENGRAM_CORS_ORIGINS", "http://127.0.0.1:4173, https://app.example/")]).await;
+    let http = reqwest::Client::new();
+    let preflight = |origin: &str| {
+        http.request(reqwest::Method::OPTIONS, format!("{}/v1/sync?after=0", o.url))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "authorization")
+            .send()
+    };
+    let ok = preflight("https://app.example").await.unwrap();
+    assert_eq!(ok.status(), 204);
+    assert_eq!(ok.headers()["access-control-allow-origin"], "https://app.example");
+    assert!(ok.headers()["access-control-allow-headers"].to_str().unwrap().contains("authorization"));
+    assert!(ok.headers()["access-control-allow-methods"].to_str().unwrap().contains("POST"));
+    let refused = preflight("https://evil.example").await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert!(refused.headers().get("access-control-allow-origin").is_none());
+
+    // The real request: answered with the origin named and the sync headers readable; the
+    // token is still required.
+    let alice = user("alice");
+    let res = http
+        .post(format!("{}/v1/sync?after=0", o.url))
+        .header("origin", "http://127.0.0.1:4173")
+        .bearer_auth(o.token(&alice))
+        .body(engram_origin::frames::encode(&[]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["access-control-allow-origin"], "http://127.0.0.1:4173");
+    assert!(res.headers()["access-control-expose-headers"].to_str().unwrap().contains("x-engram-cursor"));
+    let other = http.get(format!("{}/v1/memories", o.url)).header("origin", "https://evil.example").bearer_auth(o.token(&alice)).send().await.unwrap();
+    assert_eq!(other.status(), 200, "a request without CORS rights still works for non-browser clients");
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+    let anonymous = http.get(format!("{}/v1/memories", o.url)).header("origin", "https://app.example").send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+}

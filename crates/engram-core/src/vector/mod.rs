@@ -175,13 +175,14 @@ impl VectorIndex {
         // Quantized scores carry a small error: screen with a margin, re-score exactly below.
         let margin = if matches!(prepared, Query::Int8 { .. }) { 0.02 } else { 0.0 };
         let mut hits = Vec::new();
+        // The score first, `accept` only for rows that pass it: a caller's filter may be far
+        // dearer than a dot product (the write path's near-duplicate check compares texts),
+        // and asking it of every row made each write linear in the store's texts.
         let consider = |row: usize, hits: &mut Vec<(u32, f32)>| {
             if let Some(slot) = self.row_slot[row] {
-                if accept(slot) {
-                    let s = self.score_row(&prepared, row);
-                    if s >= min_score - margin {
-                        hits.push((slot, s));
-                    }
+                let s = self.score_row(&prepared, row);
+                if s >= min_score - margin && accept(slot) {
+                    hits.push((slot, s));
                 }
             }
         };
