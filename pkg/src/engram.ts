@@ -81,11 +81,7 @@ export class Engram {
     if (opts.tokenizer !== false) {
       const t = opts.tokenizer ?? {};
       e.tokenizerLoad = loadTokenizer(t.encoding ?? "o200k_base", t.table).then(
-        (tok) => {
-          e.tokenizer = tok;
-          // The instance may have been closed (its handle freed) while the table loaded.
-          if (!e.closed && e.engine) e.engine.setTokenizer(tok);
-        },
+        (tok) => e.useTokenizer(tok),
         () => undefined, // stays on estimates; `tokenizerReady()` reports the failure
       );
     }
@@ -212,9 +208,10 @@ export class Engram {
     return this.learner.run(x, turns);
   }
 
-  /** Resolves when background work (LLM extraction started by `observe`) has finished. */
+  /** Resolves when background work (LLM extraction started by `observe`, a rebuild after a trap) has finished. */
   async idle(): Promise<void> {
     await this.learner.idle();
+    await this.rebuilding?.catch(() => undefined);
   }
 
   /** Settle a value flagged for review (`list({ pendingReview: true })`). */
@@ -255,6 +252,7 @@ export class Engram {
   async recall(query: string, opts: RecallOptions = {}): Promise<Recall> {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
+    await this.ready();
     return this.call(() => this.engine.recall(this.scope, { text: query, ...opts }, vector, this.now()) as Recall);
   }
 
@@ -264,6 +262,7 @@ export class Engram {
     const vector = await this.vectors.query(query);
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null };
+    await this.ready();
     return this.call(() => this.engine.buildContext(scope, req, vector, this.now()) as Context);
   }
 
@@ -275,6 +274,7 @@ export class Engram {
 
   /** Everything remembered about this user (transparency), oldest first. */
   async list(filter: ListFilter = {}): Promise<MemoryRecord[]> {
+    await this.ready();
     return this.call(() => this.engine.list(this.scope, filter, this.now()) as MemoryRecord[]);
   }
 
@@ -363,8 +363,33 @@ export class Engram {
     await this.syncClient?.stop();
     await this.learner.idle();
     await this.queue.catch(() => undefined);
-    if (!this.closed) this.engine.free();
+    if (!this.closed) this.freeEngine();
     this.closed = true;
+  }
+
+  /** Free the handle; one a failed call left borrowed cannot be freed, and is dropped instead. */
+  private freeEngine(): void {
+    const engine = this.engine;
+    this.engine = undefined as unknown as CoreEngine;
+    try {
+      engine?.free();
+    } catch {
+      // wasm-bindgen refuses to free a borrowed handle; its memory stays with the module
+    }
+  }
+
+  /** Give a loaded token table to the engine (a rebuilt one takes it from `this.tokenizer`). */
+  private useTokenizer(tok: CoreTokenizer): void {
+    this.tokenizer = tok;
+    // The instance may have been closed (its handle freed), or be rebuilding after a trap.
+    if (this.closed || !this.engine) return;
+    try {
+      this.engine.setTokenizer(tok);
+    } catch (e) {
+      // Never thrown into the loader's promise (nobody awaits it): a broken handle is
+      // dropped and rebuilt with the table; anything else leaves counts as estimates.
+      if (this.handle(e) instanceof EngramFatalError) this.rebuild().catch(() => undefined);
+    }
   }
 
   /** @internal */ async _appendTurn(session: string, role: Role, text: string): Promise<string> {
@@ -377,7 +402,15 @@ export class Engram {
     });
   }
   /** @internal */ async _recentTurns(session: string, n?: number): Promise<MemoryRecord[]> {
-    return this.call(() => this.engine.recentTurns({ ...this.scope, session }, n) as MemoryRecord[]);
+    // The binding takes a u32 and its glue converts with `n >>> 0` (-1 would become 2^32 - 1,
+    // 1.5 would become 1), so the value is checked here, before it is converted.
+    if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) {
+      throw new EngramInputError("INVALID_INPUT", `recent(n): n must be a non-negative integer, got ${typeof n === "number" ? n : typeof n}`);
+    }
+    await this.ready();
+    // Any n past u32 means every turn.
+    const max = n === undefined ? undefined : Math.min(n, 0xffff_ffff);
+    return this.call(() => this.engine.recentTurns({ ...this.scope, session }, max) as MemoryRecord[]);
   }
   /** @internal */ async _sessionSet(session: string, key: string, value: string): Promise<void> {
     await this.mutate("session", async () => {
@@ -386,6 +419,7 @@ export class Engram {
     });
   }
   /** @internal */ async _sessionState(session: string): Promise<Record<string, string>> {
+    await this.ready();
     return this.call(() => this.engine.sessionState({ ...this.scope, session }, this.now()) as Record<string, string>);
   }
   /** @internal */ async _setSummary(session: string, text: string): Promise<void> {
@@ -394,6 +428,10 @@ export class Engram {
       this.engine.setSummary({ ...this.scope, session }, text, this.now());
       return { value: undefined, ids: [] };
     });
+  }
+  /** @internal For the SDK's own tests: make the wasm core trap inside a read (`call`). */
+  _trapInReadForTests(): void {
+    this.call(() => (this.engine as unknown as { trapForTests(): void }).trapForTests());
   }
   /** @internal For the SDK's own tests: make the wasm core trap inside a call. */
   async _trapForTests(): Promise<void> {
@@ -464,14 +502,43 @@ export class Engram {
     return Math.floor((this.opts.now ?? Date.now)());
   }
 
-  /** Run a read against the core, mapping errors (and recovering from a trap). */
+  /**
+   * Run a read against the core, mapping errors. After a trap the handle is gone: the
+   * rebuild from storage is queued behind the writes in flight, and a read before it
+   * finishes is refused (async reads await it first).
+   */
   private call<T>(f: () => T): T {
     this.assertOpen();
+    if (!this.engine) {
+      void this.rebuild().catch(() => undefined);
+      throw new EngramFatalError("WASM_TRAP", "the wasm core trapped and is being rebuilt from storage; await mem.idle() and retry");
+    }
     try {
       return f();
     } catch (e) {
-      throw this.handle(e);
+      const err = this.handle(e);
+      if (err instanceof EngramFatalError) void this.rebuild().catch(() => undefined);
+      throw err;
     }
+  }
+
+  /** Before an async read: wait for a rebuild after a trap, starting one if none is running. */
+  private async ready(): Promise<void> {
+    this.assertOpen();
+    if (!this.engine) await this.rebuild();
+  }
+
+  private rebuilding: Promise<void> | undefined;
+
+  /** Rebuild the engine from storage through the write queue; one rebuild at a time. */
+  private rebuild(): Promise<void> {
+    if (!this.rebuilding) {
+      const run = () => this.exclusive(() => this.recover());
+      const p = this.queue.then(run, run).finally(() => (this.rebuilding = undefined));
+      this.queue = p.catch(() => undefined);
+      this.rebuilding = p;
+    }
+    return this.rebuilding;
   }
 
   /**
@@ -510,6 +577,7 @@ export class Engram {
 
   private async runWrite<T>(type: ChangeEvent["type"], f: () => Promise<{ value: T; ids: string[] }>): Promise<T> {
     this.assertOpen();
+    await this.recover(); // a rebuild after a trap that failed (storage down) is retried here
     this.reloadedBeforeWrite = false;
     if (this.channel && this.engine && (await this.persistence.behind())) {
       // Reads keep using the old engine until the reloaded one replaces it.
@@ -524,7 +592,8 @@ export class Engram {
       result = await f();
     } catch (e) {
       const err = this.handle(e);
-      if (err instanceof EngramFatalError) await this.recover();
+      // If the rebuild fails too, the next call retries it; this one reports the trap.
+      if (err instanceof EngramFatalError) await this.recover().catch(() => undefined);
       throw err;
     }
     await this.persistence.flush(this.engine);
@@ -535,22 +604,46 @@ export class Engram {
   }
 
   private handle(e: unknown): EngramError {
-    const err = fromCore(e);
+    let err = fromCore(e);
+    if (!(err instanceof EngramFatalError) && !(e instanceof EngramError) && !hasCode(e) && this.engine && this.poisoned()) {
+      // A JS exception the binding did not make (a throwing getter on an input) unwound
+      // through Rust and left the handle borrowed: as fatal as a trap.
+      err = new EngramFatalError("WASM_TRAP", `a call into the wasm core failed and left it unusable (${err.message}); rebuilt from storage`, { cause: e });
+    }
     if (err instanceof EngramFatalError) {
-      // The trapped handle may hold a stuck borrow: never touch it again.
+      // The trapped handle may hold a stuck borrow: never touch it again (not even to free it).
       this.engine = undefined as unknown as CoreEngine;
     }
     return err;
   }
 
+  /**
+   * Whether the handle can no longer be borrowed mutably (a failed call left it borrowed):
+   * applying an empty batch borrows it and is refused by the decoder with a code, or by
+   * wasm-bindgen's borrow check without one.
+   */
+  private poisoned(): boolean {
+    try {
+      this.engine.applyOps(new Uint8Array(0));
+      return false;
+    } catch (e) {
+      return e instanceof Error && !hasCode(e);
+    }
+  }
+
   /** After a trap: rebuild the engine from storage (the failed call never happened). */
   private async recover(): Promise<void> {
+    if (this.engine || this.closed) return;
     await this.load();
   }
 
   private assertOpen(): void {
     if (this.closed) throw new EngramInputError("CLOSED", "this Engram instance is closed");
   }
+}
+
+function hasCode(e: unknown): boolean {
+  return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
 }
 
 function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {

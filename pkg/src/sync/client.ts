@@ -148,10 +148,17 @@ export class SyncClient {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // A round is in flight (a slow origin, or an explicit sync()): it runs again when it
+      // ends. Joining it would count its one failure once per timer that fired meanwhile.
+      if (this.running) {
+        this.again = true;
+        return;
+      }
       this.sync().then(
         () => {
           this.attempt = 0;
-          this.schedule(this.opts.intervalMs ?? 30_000);
+          // A round asked for while this one ran is already scheduled: keep it.
+          if (!this.timer) this.schedule(this.opts.intervalMs ?? 30_000);
         },
         (error: EngramError) => {
           this.attempt++;
