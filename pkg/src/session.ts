@@ -1,4 +1,5 @@
 import type { Engram } from "./engram.js";
+import { EngramInputError } from "./errors.js";
 import type { MemoryRecord, Role } from "./types.js";
 
 /**
@@ -15,9 +16,21 @@ export class Session {
     return raw === undefined ? undefined : (JSON.parse(raw) as T);
   }
 
-  /** Set a state value (stored as JSON); refreshes the TTL. */
+  /**
+   * Set a state value (stored as JSON); refreshes the TTL. A value JSON cannot hold (cyclic,
+   * a BigInt, `undefined`, a function) is refused with `INVALID_INPUT`.
+   */
   async set(key: string, value: unknown): Promise<void> {
-    await this.engram._sessionSet(this.id, key, JSON.stringify(value));
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch (e) {
+      throw new EngramInputError("INVALID_INPUT", `session.set(${JSON.stringify(String(key))}): the value is not JSON: ${(e as Error).message}`, { cause: e });
+    }
+    if (json === undefined) {
+      throw new EngramInputError("INVALID_INPUT", `session.set(${JSON.stringify(String(key))}): ${typeof value} is not a JSON value`);
+    }
+    await this.engram._sessionSet(this.id, key, json);
   }
 
   /** The whole live state, raw JSON strings by key. */
