@@ -211,6 +211,19 @@ test("a failed observe() writes none of its turns", async () => {
   await mem.close();
 });
 
+test("a failed rememberMany() writes none of its memories, now or with the next write", async () => {
+  const storage = new MemoryStorage();
+  const mem = await Engram.open({ user: "m", storage, embedder: false, tokenizer: false });
+  await mem.remember("m likes tea");
+  await assert.rejects(mem.rememberMany(["m likes chess", { text: "m bad vector", embedding: new Float32Array([NaN, 1]) }]), code("BAD_EMBEDDING"));
+  assert.deepEqual((await mem.list()).map((r) => r.text), ["m likes tea"]);
+  await mem.remember("m likes coffee");
+  await mem.close();
+  const again = await Engram.open({ user: "m", storage, embedder: false, tokenizer: false });
+  assert.deepEqual((await again.list()).map((r) => r.text).sort(), ["m likes coffee", "m likes tea"]);
+  await again.close();
+});
+
 test("observe() without options, without a session, or with a non-array is refused INVALID_INPUT", async () => {
   const mem = await open();
   const turns = [{ role: "user", text: "I live in Oslo." }];
