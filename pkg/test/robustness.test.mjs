@@ -97,6 +97,31 @@ test("a write right after a trapped read waits for the rebuild and lands", async
   await again.close();
 });
 
+test("a rebuild after a trap that fails because storage is down is retried by the next call", async () => {
+  class DownStorage extends MemoryStorage {
+    down = false;
+    async get(key) {
+      if (this.down) throw new Error("storage is down");
+      return super.get(key);
+    }
+    async list(prefix) {
+      if (this.down) throw new Error("storage is down");
+      return super.list(prefix);
+    }
+  }
+  const storage = new DownStorage();
+  const mem = await Engram.open({ user: "d", storage, embedder: hashEmbedder(), tokenizer: false });
+  await mem.remember("d keeps bees");
+  storage.down = true;
+  assert.throws(() => mem._trapInReadForTests(), EngramFatalError);
+  await assert.rejects(mem.list(), /storage is down/);
+  await assert.rejects(mem.remember("d keeps goats"), /storage is down/);
+  storage.down = false;
+  assert.deepEqual((await mem.list()).map((m) => m.text), ["d keeps bees"]);
+  await stillWorks(mem, 1);
+  await mem.close();
+});
+
 test("recall and buildContext with k of ten million are refused INVALID_INPUT and the instance keeps working", async () => {
   const mem = await open();
   await mem.remember("r works at a bakery");
