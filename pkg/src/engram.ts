@@ -18,12 +18,13 @@ import { defaultEmbedder } from "./embed/static.js";
 import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
-import { EngramError, EngramFatalError, EngramInputError, fromCore } from "./errors.js";
+import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
 import type { ChangeEvent, ContextOptions, ErrorEvent, OpenOptions, RecallOptions } from "./options.js";
 import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
 import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncReport } from "./sync/client.js";
 import { MemoryStorage } from "./storage/memory.js";
+import type { StorageAdapter, StorageLock } from "./storage/types.js";
 import { loadTokenizer } from "./tokens.js";
 import type {
   ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Role,
@@ -47,6 +48,9 @@ export class Engram {
   private readonly learner: Learner;
   private readonly vectors: Vectors;
   private syncClient: SyncClient | undefined;
+  /** The store's lock (one writer per namespace): taken by the first write, released by `close()`. */
+  private storeLock: StorageLock | undefined;
+  private lockTarget: { storage: StorageAdapter; name: string } | undefined;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -74,6 +78,8 @@ export class Engram {
     persistence.outbox = opts.sync !== undefined;
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica);
+    // One writer per store where there are no Web Locks: see `writerLock`.
+    if (!(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks && storage.lock) e.lockTarget = { storage, name: prefix };
     if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
     await e.exclusive(() => e.load());
     e.listenToOtherTabs(prefix);
@@ -365,6 +371,8 @@ export class Engram {
     await this.queue.catch(() => undefined);
     if (!this.closed) this.freeEngine();
     this.closed = true;
+    await this.storeLock?.release();
+    this.storeLock = undefined;
   }
 
   /** Free the handle; one a failed call left borrowed cannot be freed, and is dropped instead. */
@@ -555,6 +563,21 @@ export class Engram {
     return locks.request(`engram:${this.opts.namespace ?? `engram/${this.scope.tenant}/${this.scope.user}/`}`, { mode: "exclusive" }, f) as Promise<T>;
   }
 
+  /**
+   * Without Web Locks (Node, workerd) one instance at a time may write a store: the first
+   * write takes the adapter's lock ({@link StorageAdapter.lock}; `NodeFileStorage` and
+   * `MemoryStorage` have one) and holds it until `close()`. Opening and reading never need
+   * it, so a reader beside a writer (the CLI's `list` beside a running MCP server) works; a
+   * write while another instance or process holds the store rejects with `STORE_LOCKED`
+   * (an `EngramIoError` naming the holder) and is not made. True when taken just now: the
+   * caller then reloads if another writer logged batches since this instance loaded.
+   */
+  private async writerLock(): Promise<boolean> {
+    if (this.storeLock || !this.lockTarget) return false;
+    this.storeLock = await takeLock(this.lockTarget.storage, this.lockTarget.name);
+    return true;
+  }
+
   private channel: BroadcastChannel | undefined;
   private reloadedBeforeWrite = false;
 
@@ -579,7 +602,8 @@ export class Engram {
     this.assertOpen();
     await this.recover(); // a rebuild after a trap that failed (storage down) is retried here
     this.reloadedBeforeWrite = false;
-    if (this.channel && this.engine && (await this.persistence.behind())) {
+    const tookLock = await this.writerLock();
+    if ((this.channel || tookLock) && this.engine && (await this.persistence.behind())) {
       // Reads keep using the old engine until the reloaded one replaces it.
       const old = this.engine;
       await this.load();
@@ -644,6 +668,16 @@ export class Engram {
 
 function hasCode(e: unknown): boolean {
   return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
+}
+
+/** Take the store's lock; an adapter's own failure becomes an `EngramIoError`. */
+async function takeLock(storage: StorageAdapter, name: string): Promise<StorageLock> {
+  try {
+    return await storage.lock!(name);
+  } catch (e) {
+    if (e instanceof EngramError) throw e;
+    throw new EngramIoError("STORAGE", `could not lock the store ${JSON.stringify(name)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
 }
 
 function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {

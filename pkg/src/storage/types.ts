@@ -4,6 +4,12 @@
  * @module
  */
 
+/** A lock taken with {@link StorageAdapter.lock}. */
+export interface StorageLock {
+  /** Give the lock back; releasing twice is not an error. */
+  release(): Promise<void>;
+}
+
 /** A key/value store of bytes. A `put` is durable when its promise resolves. */
 export interface StorageAdapter {
   /** The bytes under `key`, or `undefined`. */
@@ -14,4 +20,14 @@ export interface StorageAdapter {
   delete(key: string): Promise<void>;
   /** Every key starting with `prefix`, sorted ascending. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Optional: take the exclusive lock `name` (engram passes its namespace), so that one
+   * writer at a time holds a store. Rejects with an `EngramIoError` of code `STORE_LOCKED`,
+   * whose message names the holder, while another holder has it; never waits.
+   * `Engram.open` takes it before loading and `close()` releases it, on platforms without
+   * Web Locks (Node, workerd). Where Web Locks exist (browsers) engram keeps its many-writer
+   * design instead: every write holds a Web Lock and first loads what other tabs logged.
+   * Adapters without `lock` (IndexedDB, KV, D1, a Durable Object's storage) are not locked.
+   */
+  lock?(name: string): Promise<StorageLock>;
 }
