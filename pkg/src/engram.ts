@@ -20,7 +20,7 @@ import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
 import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
 import type { ChangeEvent, ContextOptions, ErrorEvent, OpenOptions, RecallOptions } from "./options.js";
-import { Persistence, type OpenReport } from "./persist.js";
+import { Persistence, engineFromSnapshot, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
 import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncReport } from "./sync/client.js";
 import { MemoryStorage } from "./storage/memory.js";
@@ -81,7 +81,18 @@ export class Engram {
     // One writer per store where there are no Web Locks: see `writerLock`.
     if (!(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks && storage.lock) e.lockTarget = { storage, name: prefix };
     if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
-    await e.exclusive(() => e.load());
+    await e.exclusive(async () => {
+      // The first open with sync queues the store's whole state (a write: under the lock).
+      const seed = opts.sync !== undefined && (await persistence.needsSeed()) && (await e.mayWrite());
+      try {
+        await e.load();
+        if (seed) await e.seedSync();
+      } catch (err) {
+        await e.storeLock?.release();
+        e.storeLock = undefined;
+        throw err;
+      }
+    });
     e.listenToOtherTabs(prefix);
     e.syncClient?.start();
     if (opts.tokenizer !== false) {
@@ -308,7 +319,7 @@ export class Engram {
   async importSnapshot(bytes: Uint8Array): Promise<void> {
     if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
     await this.mutate("import", async () => {
-      const next = this.call(() => Engine.fromSnapshot(bytes));
+      const next = this.call(() => engineFromSnapshot(bytes, this.replica));
       try {
         this.call(() => next.setConfig(this.opts.config));
       } catch (e) {
@@ -576,6 +587,32 @@ export class Engram {
     if (this.storeLock || !this.lockTarget) return false;
     this.storeLock = await takeLock(this.lockTarget.storage, this.lockTarget.name);
     return true;
+  }
+
+  /** Take the writer lock if it is free; false while another instance holds the store. */
+  private async mayWrite(): Promise<boolean> {
+    try {
+      await this.writerLock();
+      return true;
+    } catch (e) {
+      if (e instanceof EngramError && e.code === "STORE_LOCKED") return false;
+      throw e;
+    }
+  }
+
+  /**
+   * The first open with sync of a store that has history queues its whole state for the
+   * origin, once: `stateOps()` is one op batch of every record, tombstone, forget, session
+   * and graph fact (stamped as they were, so applying it anywhere changes only what is
+   * missing). Without it the user's other devices would get only later changes. A write
+   * made without sync later (not in the outbox) clears the mark, so the next sync seeds again.
+   */
+  private async seedSync(): Promise<void> {
+    const r = this.openReport;
+    const empty = r.snapshot === "none" && r.replayedBatches === 0;
+    const stateOps = (this.engine as unknown as { stateOps?: () => Uint8Array }).stateOps;
+    if (!empty && !stateOps) return; // a core without stateOps: a later open seeds
+    await this.persistence.seed(empty ? undefined : this.call(() => stateOps!.call(this.engine)));
   }
 
   private channel: BroadcastChannel | undefined;

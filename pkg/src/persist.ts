@@ -22,14 +22,25 @@ export interface OpenReport {
 /** A local op batch not yet accepted by the origin. */
 export interface OutboxBatch {
   seq: number;
+  /**
+   * The batch's frame id, `<replica>-<seq>` of the instance that wrote it — kept with the
+   * batch, so a resend after a restart (a new instance, a new replica id) is still the same
+   * batch to the origin.
+   */
+  id: string;
   bytes: Uint8Array;
 }
+
+/** An outbox entry: `"ENGQ"`, u16 LE id length, the frame id (UTF-8), then the op batch. */
+const OUTBOX_MAGIC = [0x45, 0x4e, 0x47, 0x51]; // "ENGQ"
 
 export class Persistence {
   private nextSeq = 1;
   private batchesSinceSnapshot = 0;
   /** Keep every local batch in `outbox/` until the origin accepts it (sync enabled). */
   outbox = false;
+  private readonly replicaId = freshReplica();
+  private unseeded = false;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -55,22 +66,21 @@ export class Persistence {
     await this.storage.put(this.key(`meta/${name}`), new TextEncoder().encode(JSON.stringify(value)));
   }
 
-  /** The replica id of this store, created on first use. */
+  /**
+   * The replica id of this open instance: random, new on every open and never stored, so
+   * that two instances (two processes, a copied store directory, a restart) never share an
+   * HLC stream or record ids. A snapshot's clock is restamped with it on load.
+   */
   async replica(): Promise<number> {
+    return this.replicaId;
+  }
+
+  /** The replica id older versions stored, which names their outbox entries' frames. */
+  private async storedReplica(): Promise<number | undefined> {
     const stored = await this.storage.get(this.key("replica"));
-    if (stored && stored.length === 8) {
-      const v = new DataView(stored.buffer, stored.byteOffset, 8);
-      return v.getUint32(0, true) + v.getUint32(4, true) * 2 ** 32;
-    }
-    const r = new Uint32Array(2);
-    crypto.getRandomValues(r);
-    const id = r[0] + (r[1] & 0xffff) * 2 ** 32;
-    const bytes = new Uint8Array(8);
-    const v = new DataView(bytes.buffer);
-    v.setUint32(0, id % 2 ** 32, true);
-    v.setUint32(4, Math.floor(id / 2 ** 32), true);
-    await this.storage.put(this.key("replica"), bytes);
-    return id;
+    if (!stored || stored.length !== 8) return undefined;
+    const v = new DataView(stored.buffer, stored.byteOffset, 8);
+    return v.getUint32(0, true) + v.getUint32(4, true) * 2 ** 32;
   }
 
   /** Load the engine: newest valid snapshot + every op batch after it. */
@@ -84,7 +94,7 @@ export class Persistence {
       const seq = readHeader(bytes);
       try {
         if (seq === undefined) throw new Error("bad snapshot header");
-        engine = Engine.fromSnapshot(bytes.subarray(HEADER));
+        engine = engineFromSnapshot(bytes.subarray(HEADER), this.replicaId);
         base = seq;
         report.snapshot = gen;
         break;
@@ -150,7 +160,12 @@ export class Persistence {
     if (bytes.length === 0) return;
     const seq = this.nextSeq++;
     // Outbox first: a batch in the log but not in the outbox would never reach the origin.
-    if (this.outbox) await this.storage.put(this.opKey(seq, "outbox"), bytes);
+    if (this.outbox) await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, bytes));
+    else if (!this.unseeded) {
+      // A change the origin will not get from the outbox: the next sync must seed the whole state.
+      await this.storage.delete(this.key(`meta/${SEEDED}`));
+      this.unseeded = true;
+    }
     await this.storage.put(this.opKey(seq), bytes);
     if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
   }
@@ -162,12 +177,51 @@ export class Persistence {
     if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
   }
 
+  /**
+   * True until this store's whole state has been queued for the origin once: a store that
+   * had history before sync was configured (or was written without sync since) must push
+   * all of it, not only later changes.
+   */
+  async needsSeed(): Promise<boolean> {
+    return (await this.storage.get(this.key(`meta/${SEEDED}`))) === undefined;
+  }
+
+  /** Queue `stateOps` (the engine's whole state as one op batch) for the origin, once. */
+  async seed(stateOps: Uint8Array | undefined): Promise<void> {
+    if (stateOps && stateOps.length > 0) {
+      const seq = this.nextSeq++;
+      await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, stateOps));
+    }
+    await this.putMeta(SEEDED, { replica: this.replicaId });
+    this.unseeded = false;
+  }
+
+  private outboxEntry(seq: number, ops: Uint8Array): Uint8Array {
+    const id = new TextEncoder().encode(`${this.replicaId}-${seq}`);
+    const out = new Uint8Array(6 + id.length + ops.length);
+    out.set(OUTBOX_MAGIC, 0);
+    new DataView(out.buffer).setUint16(4, id.length, true);
+    out.set(id, 6);
+    out.set(ops, 6 + id.length);
+    return out;
+  }
+
   /** Local batches the origin has not accepted yet, oldest first. */
   async pendingOutbox(max: number): Promise<OutboxBatch[]> {
     const out: OutboxBatch[] = [];
+    let legacy: number | undefined;
     for (const k of (await this.storage.list(this.key("outbox/"))).slice(0, max)) {
-      const bytes = await this.storage.get(k);
-      if (bytes) out.push({ seq: Number(k.slice(-SEQ_DIGITS)), bytes });
+      const entry = await this.storage.get(k);
+      if (!entry) continue;
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (entry.length >= 6 && OUTBOX_MAGIC.every((b, i) => entry[i] === b)) {
+        const n = new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint16(4, true);
+        out.push({ seq, id: new TextDecoder().decode(entry.subarray(6, 6 + n)), bytes: entry.subarray(6 + n) });
+      } else {
+        // Written by an older version: the bare batch, named by the replica id it stored.
+        legacy ??= (await this.storedReplica()) ?? this.replicaId;
+        out.push({ seq, id: `${legacy}-${seq}`, bytes: entry });
+      }
     }
     return out;
   }
@@ -198,6 +252,21 @@ export class Persistence {
   async wipe(): Promise<void> {
     for (const k of await this.storage.list(this.prefix)) await this.storage.delete(k);
   }
+}
+
+/** The meta document that says the store's whole state was queued for the origin. */
+const SEEDED = "sync-seeded";
+
+/** A random replica id below 2^48 (exact in a JS number), never 0. */
+function freshReplica(): number {
+  const r = new Uint32Array(2);
+  crypto.getRandomValues(r);
+  return r[0] + (r[1] & 0xffff) * 2 ** 32 || 1;
+}
+
+/** Load a snapshot as the engine of replica `replica` (its clock kept, restamped with the id). */
+export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreEngine {
+  return (Engine.fromSnapshot as (bytes: Uint8Array, replica: number) => CoreEngine)(bytes, replica);
 }
 
 function withHeader(seq: number, body: Uint8Array): Uint8Array {
