@@ -54,6 +54,15 @@ export class Engram {
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
+  /**
+   * This open instance's replica id (below 2^48): random, new on every open and never
+   * stored, so two instances — two processes, a copied store directory, this store before
+   * and after a restart — never share an HLC stream or hand out the same record id.
+   */
+  get replicaId(): number {
+    return this.replica;
+  }
+
   private constructor(
     private readonly opts: OpenOptions,
     private readonly scope: Scope,

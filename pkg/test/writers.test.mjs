@@ -192,3 +192,17 @@ test("a lock naming another host and no longer refreshed is stale (a store moved
     await w.done;
   }
 });
+
+test("every open gets a replica id of its own, never stored with the data", async () => {
+  const storage = new MemoryStorage();
+  const ids = [];
+  for (let i = 0; i < 3; i++) {
+    const m = await open(storage);
+    await m.remember(`fact ${i} from open ${i}`);
+    ids.push(m.replicaId);
+    await m.close();
+  }
+  for (const id of ids) assert.ok(Number.isSafeInteger(id) && id > 0 && id < 2 ** 48, `a replica id below 2^48: ${id}`);
+  assert.equal(new Set(ids).size, 3, "three opens, three replica ids");
+  assert.deepEqual((await storage.list("")).filter((k) => k.endsWith("/replica")), [], "no replica key in storage");
+});
