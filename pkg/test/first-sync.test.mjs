@@ -141,3 +141,29 @@ test("a batch whose answer was lost, resent after a restart, keeps its id and is
     await o.kill();
   }
 });
+
+test("an outbox batch keeps the id its writer gave it; one an older version wrote is named by the replica id that version stored", async () => {
+  const storage = new MemoryStorage();
+  const url = "http://127.0.0.1:9"; // offline: nothing is sent
+  const mem = await online("lea", url, storage);
+  await mem.remember("Lea keeps a sourdough starter");
+  const writer = mem.replicaId;
+  await mem.close();
+  const [key] = await storage.list("engram/default/lea/outbox/");
+  const seq = Number(key.slice(-16));
+  const reopened = await online("lea", url, storage);
+  assert.notEqual(reopened.replicaId, writer);
+  const [batch] = await reopened["persistence"].pendingOutbox(10);
+  assert.deepEqual([batch.id, batch.seq], [`${writer}-${seq}`, seq], "the writer's id, not the reopened instance's");
+  await reopened.close();
+  // As an older version left it: the bare op batch under outbox/<seq>, its replica id stored.
+  await storage.put(key, batch.bytes);
+  const replica = new Uint8Array(8);
+  new DataView(replica.buffer).setUint32(0, 123456789, true);
+  await storage.put("engram/default/lea/replica", replica);
+  const upgraded = await online("lea", url, storage);
+  const [old] = await upgraded["persistence"].pendingOutbox(10);
+  assert.deepEqual([old.id, old.seq], [`123456789-${seq}`, seq]);
+  assert.deepEqual([...old.bytes], [...batch.bytes]);
+  await upgraded.close();
+});
