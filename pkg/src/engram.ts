@@ -499,7 +499,10 @@ export class Engram {
   private syncHooks() {
     return {
       replica: this.replica,
-      outbox: (max: number) => this.persistence.pendingOutbox(max),
+      outbox: async (max: number) => {
+        await this.ensureLock(); // a sync writes (the outbox, the cursor, what it pulls): one writer
+        return this.persistence.pendingOutbox(max);
+      },
       accepted: (seqs: number[]) => this.persistence.dropOutbox(seqs),
       cursor: async () => (await this.persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
       setCursor: (cursor: number) => this.persistence.putMeta("sync", { cursor }),
@@ -588,14 +591,34 @@ export class Engram {
    * write takes the adapter's lock ({@link StorageAdapter.lock}; `NodeFileStorage` and
    * `MemoryStorage` have one) and holds it until `close()`. Opening and reading never need
    * it, so a reader beside a writer (the CLI's `list` beside a running MCP server) works; a
-   * write while another instance or process holds the store rejects with `STORE_LOCKED`
-   * (an `EngramIoError` naming the holder) and is not made. True when taken just now: the
-   * caller then reloads if another writer logged batches since this instance loaded.
+   * write (or sync, which writes what it pulls) while another instance or process holds
+   * the store rejects with `STORE_LOCKED` (an `EngramIoError` naming the holder) and is not
+   * made. True once after the lock was taken: the write then reloads if another writer
+   * logged batches since this instance loaded.
    */
   private async writerLock(): Promise<boolean> {
-    if (this.storeLock || !this.lockTarget) return false;
-    this.storeLock = await takeLock(this.lockTarget.storage, this.lockTarget.name);
-    return true;
+    await this.ensureLock();
+    const fresh = this.lockIsNew;
+    this.lockIsNew = false;
+    return fresh;
+  }
+
+  private lockIsNew = false;
+  private lockTaking: Promise<StorageLock> | undefined;
+
+  /** Take the store's lock if this instance does not hold it yet (concurrent callers share one attempt). */
+  private async ensureLock(): Promise<void> {
+    if (this.storeLock || !this.lockTarget) return;
+    const taking = (this.lockTaking ??= takeLock(this.lockTarget.storage, this.lockTarget.name));
+    try {
+      const lock = await taking;
+      if (!this.storeLock) {
+        this.storeLock = lock;
+        this.lockIsNew = true;
+      }
+    } finally {
+      this.lockTaking = undefined;
+    }
   }
 
   /** Take the writer lock if it is free; false while another instance holds the store. */

@@ -92,6 +92,19 @@ test("a reader beside a writer opens and reads without the lock", async () => {
   await Promise.all([writer.close(), reader.close()]);
 });
 
+test("a sync, which writes what it pulls, needs the lock too", async () => {
+  const storage = new MemoryStorage();
+  const sync = { url: "http://127.0.0.1:9", token: "t", background: false };
+  const writer = await open(storage, { sync });
+  await writer.remember("Grows tomatoes");
+  const reader = await open(storage, { sync });
+  await assert.rejects(reader.sync(), assertLocked);
+  await assert.rejects(writer.sync(), (e) => e.code === "SYNC_NETWORK", "the writer gets as far as the network");
+  await writer.close();
+  await assert.rejects(reader.sync(), (e) => e.code === "SYNC_NETWORK", "and the reader once the writer closed");
+  await reader.close();
+});
+
 test("close() gives the lock back, also after a write failed in storage", async () => {
   const storage = new FlakyStorage();
   const first = await open(storage);
