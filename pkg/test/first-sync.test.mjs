@@ -91,8 +91,10 @@ test("a copied store directory synced from two machines: every write of both rea
     const copy = await mkdtemp(join(tmpdir(), "engram-copied-"));
     await cp(dir, copy, { recursive: true });
 
-    const a = await online("jun", o.url, new NodeFileStorage(dir), {}, { compactEvery: 4 });
-    const b = await online("jun", o.url, new NodeFileStorage(copy), {}, { compactEvery: 4 });
+    // Both machines' clocks read the same millisecond: only the replica id tells their writes apart.
+    const t = Date.now();
+    const a = await online("jun", o.url, new NodeFileStorage(dir), {}, { compactEvery: 4, now: () => t });
+    const b = await online("jun", o.url, new NodeFileStorage(copy), {}, { compactEvery: 4, now: () => t });
     const ids = [];
     for (let i = 0; i < 10; i++) {
       ids.push((await a.remember(`machine A wrote note ${i}`)).id);
