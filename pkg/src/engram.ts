@@ -201,15 +201,26 @@ export class Engram {
    */
   async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
     if (!Array.isArray(turns)) throw new EngramInputError("INVALID_INPUT", "observe(turns) needs an array of { role, text }");
-    const ids: string[] = [];
-    const facts: (MemoryInput & { link?: unknown })[] = [];
-    for (const t of turns) {
-      ids.push(await this._appendTurn(opts.session, t.role, t.text));
-      if (t.role === "user") {
-        const found = this.call(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
-        for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
-      }
+    if (typeof opts?.session !== "string" || opts.session.length === 0) {
+      throw new EngramInputError("INVALID_INPUT", "observe(turns, { session }) needs a non-empty session id");
     }
+    // Every turn is checked before any is written, and the turns go in as one write (which
+    // is undone if the core refuses a later turn), so a bad batch writes nothing.
+    const batch = turns.map((t: unknown, i): { role: Role; text: string } => {
+      if (t === null || typeof t !== "object") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i} must be a { role, text } object`);
+      const { role, text } = t as { role: unknown; text: unknown };
+      if (typeof role !== "string") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i}: role must be a string, got ${role === null ? "null" : typeof role}`);
+      checkText(text, `turn ${i} text`);
+      return { role: role as Role, text };
+    });
+    await this.ready();
+    const facts: (MemoryInput & { link?: unknown })[] = [];
+    for (const t of batch) {
+      if (t.role !== "user") continue;
+      const found = this.call(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
+      for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
+    }
+    const ids = await this.appendTurns(opts.session, batch);
     const remembered = !facts.length
       ? []
       : await this.mutate("remember", async () => {
@@ -422,11 +433,18 @@ export class Engram {
 
   /** @internal */ async _appendTurn(session: string, role: Role, text: string): Promise<string> {
     checkText(text, "text");
+    const [id] = await this.appendTurns(session, [{ role, text }]);
+    return id;
+  }
+
+  /** Append turns as one write: all of them or none (see `undo`). The texts are embedded first. */
+  private appendTurns(session: string, turns: { role: Role; text: string }[]): Promise<string[]> {
     return this.mutate("turn", async () => {
+      const scope = { ...this.scope, session };
       const embed = this.opts.embedTurns ?? true;
-      const vector = embed ? await this.vectors.one(this.engine.scrubTurn(text)) : undefined;
-      const id = this.engine.appendTurn({ ...this.scope, session }, role, text, vector, this.now()) as string;
-      return { value: id, ids: [id] };
+      const vectors = embed ? await this.vectors.many(turns.map((t) => this.engine.scrubTurn(t.text))) : [];
+      const ids = turns.map((t, i) => this.engine.appendTurn(scope, t.role, t.text, vectors[i], this.now()) as string);
+      return { value: ids, ids };
     });
   }
   /** @internal */ async _recentTurns(session: string, n?: number): Promise<MemoryRecord[]> {
@@ -687,6 +705,7 @@ export class Engram {
       const err = this.handle(e);
       // If the rebuild fails too, the next call retries it; this one reports the trap.
       if (err instanceof EngramFatalError) await this.recover().catch(() => undefined);
+      else await this.undo();
       throw err;
     }
     await this.persistence.flush(this.engine);
@@ -722,6 +741,24 @@ export class Engram {
     } catch (e) {
       return e instanceof Error && !hasCode(e);
     }
+  }
+
+  /**
+   * After a write that failed partway (the core refused a batch's third memory after taking
+   * two): what it changed is in memory and in the engine's pending ops, which the next write
+   * would persist. Storage has none of it yet, so the engine is rebuilt from there.
+   */
+  private async undo(): Promise<void> {
+    if (!this.engine) return this.recover().catch(() => undefined);
+    let changed: boolean;
+    try {
+      changed = this.engine.takePending().length > 0;
+    } catch {
+      changed = true;
+    }
+    if (!changed) return;
+    this.freeEngine();
+    await this.recover().catch(() => undefined); // if storage fails too, the next call rebuilds
   }
 
   /** After a trap: rebuild the engine from storage (the failed call never happened). */
