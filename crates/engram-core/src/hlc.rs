@@ -29,6 +29,12 @@ impl Hlc {
         Hlc { replica, last: Stamp { wall_ms: Millis::MIN, counter: 0, replica } }
     }
 
+    /// The same clock issuing stamps as `replica` from now on: a store reopened by another
+    /// instance (or copied to another machine) must never continue its writer's stream.
+    pub fn with_replica(self, replica: u64) -> Self {
+        Hlc { replica, last: Stamp { replica, ..self.last } }
+    }
+
     /// This clock's replica id.
     pub fn replica(&self) -> u64 {
         self.replica

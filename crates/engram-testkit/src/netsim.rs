@@ -131,6 +131,11 @@ impl Sim {
         out
     }
 
+    /// Every replica's engine, then the origin's.
+    pub fn engines(&self) -> impl Iterator<Item = &Engram> {
+        self.replicas.iter().map(|r| &r.engine).chain(std::iter::once(&self.origin))
+    }
+
     /// A readable dump of replica `i`'s records per user (the origin is `replicas.len()`),
     /// for failure messages.
     pub fn dump(&self, i: usize) -> String {

@@ -97,3 +97,67 @@ fn session_state_and_summary_travel_as_ops_and_the_last_writer_wins_per_key() {
         assert_eq!(e.summary(&s).expect("summary").as_deref(), Some("Planning a trip."));
     }
 }
+
+#[test]
+fn a_restored_engine_given_another_replica_never_reissues_the_writers_ids() {
+    // Two instances opened from one snapshot (a copied store, a second tab) each get a
+    // replica of their own: the same write at the same moment gets two different ids.
+    let s = Scope::user("t", "u");
+    let mut writer = Engram::new(Config::default(), 1);
+    writer.remember(&s, MemoryInput::fact("Uses Python"), T0).expect("write");
+    let snap = writer.snapshot().expect("snapshot");
+    let mut a = Engram::from_snapshot(&snap).expect("a");
+    let mut b = Engram::from_snapshot(&snap).expect("b");
+    a.set_replica(2);
+    b.set_replica(3);
+    let ia = a.remember(&s, MemoryInput::fact("Likes green tea"), T0).expect("a").id;
+    let ib = b.remember(&s, MemoryInput::fact("Likes black coffee"), T0).expect("b").id;
+    assert_ne!(ia, ib);
+    let mut merged = Engram::new(Config::default(), 4);
+    merged.apply_ops(writer.take_pending()).expect("w");
+    merged.apply_ops(a.take_pending()).expect("a ops");
+    merged.apply_ops(b.take_pending()).expect("b ops");
+    assert_eq!(texts(&merged, &s).len(), 3, "{:?}", texts(&merged, &s));
+    // Stamps after a restore still order after everything the snapshot had seen.
+    assert!(a.replica() == 2 && b.replica() == 3);
+}
+
+#[test]
+fn an_op_whose_record_is_filed_under_another_user_or_holds_a_nul_key_is_refused_by_validate() {
+    let s = Scope::user("t", "u");
+    let mut a = Engram::new(Config::default(), 1);
+    a.remember(&s, MemoryInput::fact("Uses Python").with_key("user", "language"), T0).expect("write");
+    let op = a.take_pending().remove(0);
+    assert!(op.validate().is_ok());
+    let mut forged = op.clone();
+    if let engram_core::OpBody::Upsert(r) = &mut forged.body {
+        r.scope.user = "mallory".into();
+    }
+    assert_eq!(forged.validate().map_err(|e| e.code()), Err("INVALID_INPUT"));
+    let mut nul = op.clone();
+    if let engram_core::OpBody::Upsert(r) = &mut nul.body {
+        r.key = Some(engram_core::FactKey { subject: "us\0er".into(), attribute: "language".into() });
+    }
+    assert_eq!(nul.validate().map_err(|e| e.code()), Err("INVALID_INPUT"));
+    let mut b = Engram::new(Config::default(), 2);
+    assert!(b.apply(forged).is_err() && b.apply(nul).is_err() && b.count(&s).expect("count") == 0);
+}
+
+#[test]
+fn inputs_that_another_replica_could_not_store_are_refused_before_anything_is_written() {
+    let s = Scope::user("t", "u");
+    let mut a = Engram::new(Config::default(), 1);
+    let code = |r: engram_core::Result<engram_core::WriteOutcome>| r.map(|_| ()).map_err(|e| e.code());
+    assert_eq!(code(a.remember(&s, MemoryInput::fact("x").with_key("us\0er", "lang"), T0)), Err("INVALID_INPUT"));
+    assert_eq!(code(a.remember(&s, MemoryInput::fact("x").with_key("user", &"a".repeat(300)), T0)), Err("INVALID_INPUT"));
+    assert_eq!(code(a.remember(&s, MemoryInput::fact("\0\0\0"), T0)), Err("INVALID_INPUT"));
+    let mut old = MemoryInput::fact("Long ago");
+    old.observed_at = Some(-1_000_000_000_000_000);
+    assert_eq!(code(a.remember(&s, old, T0)), Err("INVALID_INPUT"));
+    let chat = s.clone().with_session("s1");
+    assert_eq!(a.session_set(&chat, "k\0", "v", T0).map_err(|e| e.code()), Err("INVALID_INPUT"));
+    let q = engram_core::RecallQuery::text("python").with_k(10_000_000);
+    assert_eq!(a.recall(&s, &q, T0).map(|_| ()).map_err(|e| e.code()), Err("INVALID_INPUT"));
+    assert_eq!(a.pending_len(), 0, "nothing was stamped");
+    assert_eq!(a.count(&s).expect("count"), 0);
+}

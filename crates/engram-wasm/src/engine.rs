@@ -7,7 +7,7 @@ use engram_core::{
 };
 use wasm_bindgen::prelude::*;
 
-use crate::error::{from_js, invalid, to_js, to_plain};
+use crate::error::{from_js, invalid, string, to_js, to_plain};
 use crate::tokens::Tokenizer;
 
 /// A memory engine handle. All times are milliseconds since the Unix epoch, passed in.
@@ -24,6 +24,13 @@ pub(crate) fn millis(now: f64) -> Result<i64, JsValue> {
     }
 }
 
+fn replica_id(replica: f64) -> Result<u64, JsValue> {
+    match millis(replica) {
+        Ok(r) if r >= 0 => Ok(r as u64),
+        _ => Err(invalid("replica must be an integer in 0..2^53")),
+    }
+}
+
 fn embedding(v: Option<Vec<f32>>) -> Option<Vec<f32>> {
     v.filter(|v| !v.is_empty())
 }
@@ -36,11 +43,7 @@ impl Engine {
     pub fn new(config: JsValue, replica: f64) -> Result<Engine, JsValue> {
         let config: Config = if config.is_undefined() || config.is_null() { Config::default() } else { from_js("config", config)? };
         config.validate().map_err(to_js)?;
-        let replica = millis(replica).map_err(|_| invalid("replica must be an integer below 2^53"))?;
-        if replica < 0 {
-            return Err(invalid("replica must not be negative"));
-        }
-        Ok(Engine { inner: Engram::new(config, replica as u64) })
+        Ok(Engine { inner: Engram::new(config, replica_id(replica)?) })
     }
 
     /// Replace the configuration (a partial `Config` object, or undefined for the defaults)
@@ -58,10 +61,23 @@ impl Engine {
         self.inner.set_config(next).map_err(to_js)
     }
 
-    /// Restore from snapshot bytes. Throws `EngramError` on corrupt or future input.
+    /// Restore from snapshot bytes. Throws `EngramError` on corrupt or future input. With
+    /// `replica`, the restored engine stamps as that replica from now on (the SDK gives
+    /// every open instance its own, so a copied store never continues another's stream).
     #[wasm_bindgen(js_name = fromSnapshot)]
-    pub fn from_snapshot(bytes: &[u8]) -> Result<Engine, JsValue> {
-        Ok(Engine { inner: Engram::from_snapshot(bytes).map_err(to_js)? })
+    pub fn from_snapshot(bytes: &[u8], replica: Option<f64>) -> Result<Engine, JsValue> {
+        let mut inner = Engram::from_snapshot(bytes).map_err(to_js)?;
+        if let Some(r) = replica {
+            inner.set_replica(replica_id(r)?);
+        }
+        Ok(Engine { inner })
+    }
+
+    /// One encoded op batch that rebuilds this engine's whole state elsewhere (idempotent):
+    /// what a store with history pushes the first time it syncs.
+    #[wasm_bindgen(js_name = stateOps)]
+    pub fn state_ops(&self) -> Result<Vec<u8>, JsValue> {
+        encode_ops(&self.inner.state_ops()).map_err(to_js)
     }
 
     /// The whole engine as versioned, checksummed bytes.
@@ -77,8 +93,10 @@ impl Engine {
 
     /// `{ tokens, exact }` for `text` with the current tokenizer.
     #[wasm_bindgen(js_name = countTokens)]
-    pub fn count_tokens(&self, text: &str) -> Result<JsValue, JsValue> {
-        to_plain(&self.inner.count_tokens(text))
+    pub fn count_tokens(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
+        let text = string("text", &text)?;
+        engram_core::model::limits::check_countable(&text).map_err(to_js)?;
+        to_plain(&self.inner.count_tokens(&text))
     }
 
     /// Declare the embedder (`id`, `dim`). Throws when vectors of another embedder are stored.
@@ -102,7 +120,8 @@ impl Engine {
 
     /// Apply the PII policy to a memory's text as `remember` will:
     /// `{ text, redacted, dropped }` (`text` is null when dropped). Embed this text, not the raw one.
-    pub fn scrub(&self, text: &str, sensitivity: JsValue) -> Result<JsValue, JsValue> {
+    pub fn scrub(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue, sensitivity: JsValue) -> Result<JsValue, JsValue> {
+        let text = string("text", &text)?;
         let tier: Sensitivity = if sensitivity.is_undefined() || sensitivity.is_null() { Sensitivity::Personal } else { from_js("sensitivity", sensitivity)? };
         #[derive(serde::Serialize)]
         struct Out {
@@ -110,7 +129,7 @@ impl Engine {
             redacted: Vec<engram_core::pii::PiiKind>,
             dropped: bool,
         }
-        let out = match self.inner.scrub(text, tier) {
+        let out = match self.inner.scrub(&text, tier) {
             Scrubbed::Store { text, redacted, .. } => Out { text: Some(text), redacted, dropped: false },
             Scrubbed::Drop { found } => Out { text: None, redacted: found, dropped: true },
         };
@@ -119,21 +138,29 @@ impl Engine {
 
     /// Facts worth remembering in a user's message (rule-based, English and Chinese):
     /// `[{ kind, text, key, importance, confidence, tags }]`. The SDK remembers them.
-    pub fn extract(&self, text: &str) -> Result<JsValue, JsValue> {
-        to_plain(&engram_core::extract::extract(text))
+    pub fn extract(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
+        to_plain(&engram_core::extract::extract(&string("text", &text)?))
     }
 
     /// A turn's text as `appendTurn` will store it (PII redacted).
     #[wasm_bindgen(js_name = scrubTurn)]
-    pub fn scrub_turn(&self, text: &str) -> String {
-        self.inner.scrub_turn(text)
+    pub fn scrub_turn(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
+        Ok(self.inner.scrub_turn(&string("text", &text)?))
     }
 
     /// Append a chat turn to the scope's session; returns its id.
     #[wasm_bindgen(js_name = appendTurn)]
-    pub fn append_turn(&mut self, scope: JsValue, role: &str, text: String, vector: Option<Vec<f32>>, now: f64) -> Result<String, JsValue> {
+    pub fn append_turn(
+        &mut self,
+        scope: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] role: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        vector: Option<Vec<f32>>,
+        now: f64,
+    ) -> Result<String, JsValue> {
         let scope: Scope = from_js("scope", scope)?;
-        let role = match role {
+        let text = string("text", &text)?;
+        let role = match string("role", &role)?.as_str() {
             "user" => Source::User,
             "assistant" => Source::Assistant,
             "tool" => Source::Tool,
@@ -181,9 +208,9 @@ impl Engine {
     }
 
     /// Delete one memory; false when it did not exist.
-    pub fn forget(&mut self, scope: JsValue, id: &str, now: f64) -> Result<bool, JsValue> {
+    pub fn forget(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue, now: f64) -> Result<bool, JsValue> {
         let scope: Scope = from_js("scope", scope)?;
-        self.inner.forget(&scope, id, millis(now)?).map_err(to_js)
+        self.inner.forget(&scope, &string("id", &id)?, millis(now)?).map_err(to_js)
     }
 
     /// Forget everything of the scope's user; returns how many records went.
@@ -195,9 +222,10 @@ impl Engine {
 
     /// Set a session state value (a string; the SDK stores JSON).
     #[wasm_bindgen(js_name = sessionSet)]
-    pub fn session_set(&mut self, scope: JsValue, key: &str, value: &str, now: f64) -> Result<(), JsValue> {
+    pub fn session_set(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] value: JsValue, now: f64) -> Result<(), JsValue> {
         let scope: Scope = from_js("scope", scope)?;
-        self.inner.session_set(&scope, key, value, millis(now)?).map_err(to_js)
+        let (key, value) = (string("key", &key)?, string("value", &value)?);
+        self.inner.session_set(&scope, &key, &value, millis(now)?).map_err(to_js)
     }
 
     /// The session's live state as an object of strings.
@@ -209,9 +237,9 @@ impl Engine {
 
     /// Replace the session's rolling summary.
     #[wasm_bindgen(js_name = setSummary)]
-    pub fn set_summary(&mut self, scope: JsValue, summary: &str, now: f64) -> Result<(), JsValue> {
+    pub fn set_summary(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] summary: JsValue, now: f64) -> Result<(), JsValue> {
         let scope: Scope = from_js("scope", scope)?;
-        self.inner.set_summary(&scope, summary, millis(now)?).map_err(to_js)
+        self.inner.set_summary(&scope, &string("summary", &summary)?, millis(now)?).map_err(to_js)
     }
 
     /// Ops made since the last call, as one encoded batch (empty array when none).

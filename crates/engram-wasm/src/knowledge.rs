@@ -8,7 +8,7 @@ use engram_core::{Resolution, Scope, WriteOutcome};
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{millis, Engine};
-use crate::error::{from_js, to_js, to_plain};
+use crate::error::{from_js, string, to_js, to_plain};
 
 #[wasm_bindgen]
 impl Engine {
@@ -22,10 +22,18 @@ impl Engine {
 
     /// Set an attribute (e.g. `status`) of an entity `{ name, kind }`.
     #[wasm_bindgen(js_name = setEntityAttribute)]
-    pub fn set_entity_attribute(&mut self, scope: JsValue, entity: JsValue, attr: &str, value: &str, now: f64) -> Result<(), JsValue> {
+    pub fn set_entity_attribute(
+        &mut self,
+        scope: JsValue,
+        entity: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] attr: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] value: JsValue,
+        now: f64,
+    ) -> Result<(), JsValue> {
         let scope: Scope = from_js("scope", scope)?;
         let entity: EntityRef = from_js("entity", entity)?;
-        self.inner.set_entity_attribute(&scope, &entity, attr, value, millis(now)?).map_err(to_js)
+        let (attr, value) = (string("attribute", &attr)?, string("value", &value)?);
+        self.inner.set_entity_attribute(&scope, &entity, &attr, &value, millis(now)?).map_err(to_js)
     }
 
     /// Answer a named graph template, e.g. `{ template: "neighbours", entity, relation }`:
@@ -49,16 +57,16 @@ impl Engine {
 
     /// Settle a value flagged for review: `"keep-new"`, `"keep-old"` or `"merge"`.
     #[wasm_bindgen(js_name = resolveReview)]
-    pub fn resolve_review(&mut self, scope: JsValue, id: &str, decision: JsValue, now: f64) -> Result<JsValue, JsValue> {
+    pub fn resolve_review(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue, decision: JsValue, now: f64) -> Result<JsValue, JsValue> {
         let scope: Scope = from_js("scope", scope)?;
         let decision: Resolution = from_js("decision", decision)?;
-        to_plain(&self.inner.resolve_review(&scope, id, decision, millis(now)?).map_err(to_js)?)
+        to_plain(&self.inner.resolve_review(&scope, &string("id", &id)?, decision, millis(now)?).map_err(to_js)?)
     }
 
     /// Close a current memory without a successor; it stays in the audit trail.
-    pub fn retract(&mut self, scope: JsValue, id: &str, now: f64) -> Result<(), JsValue> {
+    pub fn retract(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue, now: f64) -> Result<(), JsValue> {
         let scope: Scope = from_js("scope", scope)?;
-        self.inner.retract(&scope, id, millis(now)?).map_err(to_js)
+        self.inner.retract(&scope, &string("id", &id)?, millis(now)?).map_err(to_js)
     }
 
     /// Seal PII with the user's 32-byte key from now on (reversible redaction); `null`
@@ -72,9 +80,9 @@ impl Engine {
 
     /// A record's text with its sealed values opened by `key` (throws `REDACTION_KEY`
     /// for a wrong key).
-    pub fn reveal(&self, scope: JsValue, id: &str, key: &[u8]) -> Result<String, JsValue> {
+    pub fn reveal(&self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue, key: &[u8]) -> Result<String, JsValue> {
         let scope: Scope = from_js("scope", scope)?;
         let key = RedactionKey::from_bytes(key).map_err(to_js)?;
-        self.inner.reveal(&scope, id, &key).map_err(to_js)
+        self.inner.reveal(&scope, &string("id", &id)?, &key).map_err(to_js)
     }
 }

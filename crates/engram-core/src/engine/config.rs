@@ -153,6 +153,9 @@ impl Config {
         if self.session_ttl_ms <= 0 {
             return Err(Error::invalid("sessionTtlMs", "must be positive"));
         }
+        use crate::model::limits::{check_at_most, MAX_K, MAX_TEXT_CEILING};
+        check_at_most("maxTextBytes", self.max_text_bytes, MAX_TEXT_CEILING)?;
+        check_at_most("candidatesPerChannel", self.candidates_per_channel, MAX_K)?;
         Ok(())
     }
 }

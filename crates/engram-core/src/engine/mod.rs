@@ -117,6 +117,14 @@ impl Engram {
         self.hlc.replica()
     }
 
+    /// Issue this engine's stamps (and new ids) as `replica` from now on, keeping its
+    /// clock. The SDK picks a fresh replica for every open instance: a snapshot carries
+    /// the clock of the instance that wrote it, and two instances (or a copied store)
+    /// continuing one stream would hand out the same ids.
+    pub fn set_replica(&mut self, replica: u64) {
+        self.hlc = self.hlc.clone().with_replica(replica);
+    }
+
     /// Use `tokenizer` for budgets from now on.
     pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
         self.tokenizer = tokenizer;

@@ -192,6 +192,7 @@ fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32>
 impl Engram {
     /// Recall the scope's user's memories relevant to `q` at time `now`.
     pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
+        crate::model::limits::check_at_most("k", q.k, crate::model::limits::MAX_K)?;
         let r = route(&q.text);
         let route_name = RouteName::from(r);
         let Some(p) = self.partition(scope)? else { return Ok(Recall { route: route_name, hits: Vec::new() }) };

@@ -41,6 +41,68 @@ pub struct Op {
     pub body: OpBody,
 }
 
+impl Op {
+    /// Check an op against the limits every write path enforces ([`crate::model::limits`]):
+    /// ids and scopes, the record filed under the op's user, key parts, tags, labels and
+    /// text sizes, without control characters where they are names. [`Engram::apply`]
+    /// runs it on every op, and the origin before it stores one, so a batch one replica
+    /// (or a forged client) made cannot be stored where another replica would refuse it.
+    pub fn validate(&self) -> Result<()> {
+        use crate::model::limits::*;
+        Scope::user(self.user.tenant.clone(), self.user.user.clone()).validate()?;
+        let session = |s: &str| check_id("session", s, MAX_SCOPE_ID);
+        let entity = |e: &EntityRef| check_label("entity.name", &e.name, MAX_LABEL).and_then(|_| check_label("entity.kind", &e.kind, MAX_LABEL));
+        match &self.body {
+            OpBody::Upsert(r) => {
+                r.scope.validate()?;
+                if r.scope.user_key() != self.user {
+                    return Err(Error::invalid("op", "record scope does not match the op's user"));
+                }
+                check_id("id", &r.id, MAX_RECORD_ID)?;
+                check_text("text", &r.text, MAX_TEXT_CEILING)?;
+                if let Some(k) = &r.key {
+                    check_label("key.subject", &k.subject, MAX_KEY_PART)?;
+                    check_label("key.attribute", &k.attribute, MAX_KEY_PART)?;
+                }
+                check_tags(&r.tags)?;
+                if let Some(id) = &r.superseded_by {
+                    check_id("supersededBy", id, MAX_RECORD_ID)?;
+                }
+                if let Some(v) = &r.embedding {
+                    check_at_most("embedding", v.len(), MAX_DIM)?;
+                }
+                Ok(())
+            }
+            OpBody::Delete { id } => check_id("id", id, MAX_RECORD_ID),
+            OpBody::ForgetUser => Ok(()),
+            OpBody::SessionSet { session: s, key, value } => {
+                session(s)?;
+                check_id("key", key, MAX_STATE_KEY)?;
+                if value.len() > MAX_STATE_VALUE {
+                    return Err(Error::TextTooLarge { len: value.len(), max: MAX_STATE_VALUE });
+                }
+                Ok(())
+            }
+            OpBody::SessionSummary { session: s, text } => {
+                session(s)?;
+                check_text("summary", text, MAX_TEXT_CEILING)
+            }
+            OpBody::SessionClear { session: s } => session(s),
+            OpBody::GraphEdge { from, rel, to, record, .. } => {
+                entity(from)?;
+                entity(to)?;
+                check_label("rel", rel, MAX_LABEL)?;
+                record.as_deref().map_or(Ok(()), |id| check_id("record", id, MAX_RECORD_ID))
+            }
+            OpBody::GraphAttr { entity: e, attr, value } => {
+                entity(e)?;
+                check_label("attribute", attr, MAX_LABEL)?;
+                check_at_most("value", value.len(), MAX_ATTR_VALUE)
+            }
+        }
+    }
+}
+
 /// What applying an op did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applied {
@@ -86,6 +148,52 @@ impl Engram {
         Ok(n)
     }
 
+    /// Ops that rebuild this engine's whole replicated state on another replica: every
+    /// record (with its embedding), tombstone, forget, session value, summary and clear,
+    /// graph edge and attribute, each with the stamp it was written at — so applying them
+    /// is idempotent and merges with whatever the other side holds by the usual rules.
+    /// A store that kept history before it was first synced pushes these once.
+    pub fn state_ops(&self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        for (user, stamp) in &self.forgotten {
+            ops.push(Op { user: user.clone(), stamp: *stamp, body: OpBody::ForgetUser });
+        }
+        for p in self.partitions.values() {
+            let op = |stamp: Stamp, body: OpBody| Op { user: p.key.clone(), stamp, body };
+            for r in p.iter().filter_map(|(slot, _)| p.full_record(slot)) {
+                ops.push(op(r.stamp, OpBody::Upsert(Box::new(r))));
+            }
+            let mut tombstones: Vec<(&String, &Stamp)> = p.tombstones.iter().collect();
+            tombstones.sort();
+            for (id, stamp) in tombstones {
+                ops.push(op(*stamp, OpBody::Delete { id: id.clone() }));
+            }
+            for (name, sess) in &p.sessions {
+                if sess.cleared != Stamp::default() {
+                    ops.push(op(sess.cleared, OpBody::SessionClear { session: name.clone() }));
+                }
+                for (key, value) in &sess.state {
+                    let stamp = sess.stamps.get(key).copied().unwrap_or_default();
+                    ops.push(op(stamp, OpBody::SessionSet { session: name.clone(), key: key.clone(), value: value.clone() }));
+                }
+                if let Some(text) = &sess.summary {
+                    ops.push(op(sess.summary_stamp, OpBody::SessionSummary { session: name.clone(), text: text.clone() }));
+                }
+            }
+            let g = &p.graph;
+            let entity = |id: &str| g.entities.get(id).map(|e| EntityRef { name: e.name.clone(), kind: e.kind.clone() });
+            for (k, e) in &g.edges {
+                let (Some(from), Some(to)) = (entity(&k.from), entity(&k.to)) else { continue };
+                ops.push(op(e.stamp, OpBody::GraphEdge { from, rel: k.rel.clone(), to, present: e.present, record: e.record.clone() }));
+            }
+            for ((id, attr), stamp) in &g.attr_stamps {
+                let (Some(ent), Some(value)) = (entity(id), g.entities.get(id).and_then(|e| e.attributes.get(attr))) else { continue };
+                ops.push(op(*stamp, OpBody::GraphAttr { entity: ent, attr: attr.clone(), value: value.clone() }));
+            }
+        }
+        ops
+    }
+
     /// Apply ops from another replica (or replay this replica's log). Idempotent.
     pub fn apply_ops(&mut self, ops: Vec<Op>) -> Result<Vec<Applied>> {
         ops.into_iter().map(|op| self.apply(op)).collect()
@@ -93,7 +201,7 @@ impl Engram {
 
     /// Apply one op.
     pub fn apply(&mut self, op: Op) -> Result<Applied> {
-        Scope::user(op.user.tenant.clone(), op.user.user.clone()).validate()?;
+        op.validate()?;
         self.hlc.observe(op.stamp);
         if self.forgotten.get(&op.user).is_some_and(|f| *f >= op.stamp) {
             return Ok(Applied::Refused);
@@ -193,9 +301,6 @@ impl Engram {
             }
             OpBody::Upsert(rec) => {
                 let mut rec = *rec;
-                if rec.scope.user_key() != op.user {
-                    return Err(Error::invalid("op", "record scope does not match the op's user"));
-                }
                 if let Some(v) = rec.embedding.take() {
                     rec.embedding = Some(self.check_embedding(&v)?);
                 }

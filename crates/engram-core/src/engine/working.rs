@@ -12,8 +12,7 @@ use crate::hlc::Millis;
 use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
 use crate::pii::{scrub, PiiAction, Scrubbed};
 
-const MAX_STATE_KEYS: usize = 256;
-const MAX_STATE_VALUE: usize = 64 * 1024;
+use crate::model::limits::{check_id, MAX_STATE_KEY, MAX_STATE_KEYS, MAX_STATE_VALUE};
 
 /// A chat turn to append.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,9 +137,8 @@ impl Engram {
     /// persists with the op log and syncs (last writer wins per key).
     pub fn session_set(&mut self, scope: &Scope, key: &str, value: &str, now: Millis) -> Result<()> {
         let session = scope.require_session()?.to_owned();
-        if key.is_empty() || key.len() > 256 {
-            return Err(Error::invalid("key", "must be 1..=256 bytes"));
-        }
+        scope.validate()?;
+        check_id("key", key, MAX_STATE_KEY)?;
         if value.len() > MAX_STATE_VALUE {
             return Err(Error::TextTooLarge { len: value.len(), max: MAX_STATE_VALUE });
         }

@@ -12,9 +12,7 @@ use crate::pii::{scrub, Scrubbed};
 use crate::text::{content_hash, normalize, same_substance};
 use crate::vector::unit;
 
-const MAX_TAGS: usize = 32;
-const MAX_TAG_LEN: usize = 64;
-const MAX_ID_LEN: usize = 128;
+use crate::model::limits::{check_id, check_label, check_tags, check_text, MAX_KEY_PART, MAX_RECORD_ID};
 
 impl Engram {
     /// Remember one memory for the scope's user.
@@ -204,13 +202,7 @@ impl Engram {
     }
 
     pub(crate) fn validate_text(&self, text: &str) -> Result<()> {
-        if text.trim().is_empty() {
-            return Err(Error::invalid("text", "must not be empty"));
-        }
-        if text.len() > self.config.max_text_bytes {
-            return Err(Error::TextTooLarge { len: text.len(), max: self.config.max_text_bytes });
-        }
-        Ok(())
+        check_text("text", text, self.config.max_text_bytes)
     }
 
     fn validate_input(&self, input: &MemoryInput, now: Millis) -> Result<()> {
@@ -220,12 +212,13 @@ impl Engram {
                 return Err(Error::invalid(field, format!("{v} is outside [0, 1]")));
             }
         }
-        if input.tags.len() > MAX_TAGS || input.tags.iter().any(|t| t.is_empty() || t.len() > MAX_TAG_LEN) {
-            return Err(Error::invalid("tags", format!("at most {MAX_TAGS} tags of 1..={MAX_TAG_LEN} bytes")));
-        }
+        check_tags(&input.tags)?;
         if let Some(t) = input.observed_at {
             if t > now {
                 return Err(Error::invalid("observed_at", "must not be in the future"));
+            }
+            if t < 0 {
+                return Err(Error::invalid("observed_at", "must not be before 1970"));
             }
         }
         if let Some(ttl) = input.ttl_ms {
@@ -234,14 +227,11 @@ impl Engram {
             }
         }
         if let Some(id) = &input.id {
-            if id.is_empty() || id.len() > MAX_ID_LEN || id.chars().any(char::is_control) {
-                return Err(Error::invalid("id", format!("must be 1..={MAX_ID_LEN} bytes without control characters")));
-            }
+            check_id("id", id, MAX_RECORD_ID)?;
         }
         if let Some(k) = &input.key {
-            if k.subject.is_empty() || k.attribute.is_empty() {
-                return Err(Error::invalid("key", "subject and attribute must not be empty"));
-            }
+            check_label("key.subject", &k.subject, MAX_KEY_PART)?;
+            check_label("key.attribute", &k.attribute, MAX_KEY_PART)?;
         }
         Ok(())
     }

@@ -67,10 +67,7 @@ impl Relation {
 }
 
 fn check(field: &'static str, s: &str) -> Result<()> {
-    if s.trim().is_empty() || s.len() > 200 {
-        return Err(Error::invalid(field, "must be 1..=200 bytes"));
-    }
-    Ok(())
+    crate::model::limits::check_label(field, s, crate::model::limits::MAX_LABEL)
 }
 
 impl Engram {
@@ -96,8 +93,9 @@ impl Engram {
         scope.validate()?;
         check("entity", &entity.name)?;
         check("attribute", attr)?;
-        if value.len() > 1000 {
-            return Err(Error::invalid("value", "at most 1000 bytes"));
+        check("entity.kind", &entity.kind)?;
+        if value.len() > crate::model::limits::MAX_ATTR_VALUE {
+            return Err(Error::invalid("value", format!("at most {} bytes", crate::model::limits::MAX_ATTR_VALUE)));
         }
         let stamp = self.next_stamp(now);
         let op = Op {

@@ -1,6 +1,7 @@
 //! The memory model: scopes, records and the inputs of the write path.
 
 pub mod input;
+pub mod limits;
 pub mod record;
 pub mod scope;
 

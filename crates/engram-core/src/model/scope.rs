@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// The longest tenant, user, agent or session id accepted.
-pub const MAX_ID_LEN: usize = 256;
+pub const MAX_ID_LEN: usize = crate::model::limits::MAX_SCOPE_ID;
 
 /// The partition key: every read and write names exactly one of these.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -67,14 +67,5 @@ impl Scope {
 }
 
 fn check_id(field: &'static str, v: &str) -> Result<()> {
-    if v.is_empty() {
-        return Err(Error::invalid(field, "must not be empty"));
-    }
-    if v.len() > MAX_ID_LEN {
-        return Err(Error::invalid(field, format!("longer than {MAX_ID_LEN} bytes")));
-    }
-    if v.chars().any(char::is_control) {
-        return Err(Error::invalid(field, "must not contain control characters"));
-    }
-    Ok(())
+    crate::model::limits::check_id(field, v, MAX_ID_LEN)
 }
