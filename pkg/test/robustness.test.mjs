@@ -353,8 +353,7 @@ test("key fields with a NUL byte, a control character or a megabyte of text are 
     { subject: "zhang\0san", attribute: "language" },
     { subject: "zhang san", attribute: "lang\u0001uage" },
     { subject: "zhang san", attribute: "x".repeat(1 << 20) },
-    { subject: "zhang san", attribute: "language", value: "Go\0" },
-    { subject: "zhang san", attribute: "language", value: "v".repeat(1 << 20) },
+    { subject: "s".repeat(1 << 20), attribute: "language" },
   ];
   for (const key of bad) {
     await assert.rejects(mem.remember({ text: "a fact with a bad key", key }), (e) => e instanceof EngramInputError, JSON.stringify(key).slice(0, 60));
