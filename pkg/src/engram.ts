@@ -660,9 +660,7 @@ export class Engram {
   private async seedSync(): Promise<void> {
     const r = this.openReport;
     const empty = r.snapshot === "none" && r.replayedBatches === 0;
-    const stateOps = (this.engine as unknown as { stateOps?: () => Uint8Array }).stateOps;
-    if (!empty && !stateOps) return; // a core without stateOps: a later open seeds
-    await this.persistence.seed(empty ? undefined : this.call(() => stateOps!.call(this.engine)));
+    await this.persistence.seed(empty ? undefined : this.call(() => this.engine.stateOps()));
   }
 
   private channel: BroadcastChannel | undefined;

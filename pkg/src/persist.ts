@@ -266,7 +266,7 @@ function freshReplica(): number {
 
 /** Load a snapshot as the engine of replica `replica` (its clock kept, restamped with the id). */
 export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreEngine {
-  return (Engine.fromSnapshot as (bytes: Uint8Array, replica: number) => CoreEngine)(bytes, replica);
+  return Engine.fromSnapshot(bytes, replica);
 }
 
 function withHeader(seq: number, body: Uint8Array): Uint8Array {
