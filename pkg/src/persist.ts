@@ -3,6 +3,12 @@
  * ops) plus two generations of snapshots. Opening loads the newest snapshot that passes
  * its checksum and replays the ops after it (replay is idempotent); a corrupt snapshot
  * falls back to the previous generation, so compaction never makes data unrecoverable.
+ *
+ * With sync, every local batch is also kept in `outbox/` until the origin accepts it, with
+ * the frame id its writer gave it (`<replica>-<seq>`): the replica id is new on every open
+ * and never stored, so two copies of a store never share ids, and a resend after a restart
+ * is still recognised. `meta/sync-seeded` records that the store's whole state was queued
+ * once (see `Engram`'s first sync of a store with history).
  * @module
  */
 import { Engine, type CoreEngine } from "./core.js";

@@ -24,10 +24,12 @@ export interface StorageAdapter {
    * Optional: take the exclusive lock `name` (engram passes its namespace), so that one
    * writer at a time holds a store. Rejects with an `EngramIoError` of code `STORE_LOCKED`,
    * whose message names the holder, while another holder has it; never waits.
-   * `Engram.open` takes it before loading and `close()` releases it, on platforms without
-   * Web Locks (Node, workerd). Where Web Locks exist (browsers) engram keeps its many-writer
-   * design instead: every write holds a Web Lock and first loads what other tabs logged.
-   * Adapters without `lock` (IndexedDB, KV, D1, a Durable Object's storage) are not locked.
+   * On platforms without Web Locks (Node, workerd) an `Engram`'s first write or sync takes
+   * it (reloading first if another writer logged since it opened) and `close()` releases
+   * it; opening and reading never need it. Where Web Locks exist (browsers) engram keeps its
+   * many-writer design instead: every write holds a Web Lock and first loads what other tabs
+   * logged. Adapters without `lock` (IndexedDB, KV, D1, a Durable Object's storage) are not
+   * locked: give each store one writer yourself (the worker's Durable Object is one).
    */
   lock?(name: string): Promise<StorageLock>;
 }
