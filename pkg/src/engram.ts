@@ -596,7 +596,8 @@ export class Engram {
    * compaction would snapshot one tab's state over the other's writes. So every write (and
    * the open) holds a Web Lock named after the store, and first reloads from storage if
    * another tab logged a batch since; after the write, a BroadcastChannel message tells the
-   * other tabs to reload. Without Web Locks (Node, workerd) writes run as before.
+   * other tabs to reload. Without Web Locks (Node, workerd) the store's own lock keeps
+   * one writer per store instead (see `writerLock`).
    */
   private exclusive<T>(f: () => Promise<T>): Promise<T> {
     const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
