@@ -19,18 +19,28 @@ pub(crate) const SNAPSHOT_MAGIC: &[u8; 4] = b"ENGS";
 const OPS_MAGIC: &[u8; 4] = b"ENGO";
 
 pub(crate) fn seal<T: Serialize>(magic: &[u8; 4], what: &'static str, value: &T) -> Result<Vec<u8>> {
-    let payload = postcard::to_allocvec(value).map_err(|e| Error::Decode { what, reason: e.to_string() })?;
-    let len = u32::try_from(payload.len()).map_err(|_| Error::invalid("payload", format!("{what} over 4 GiB")))?;
-    let mut out = Vec::with_capacity(HEADER + payload.len());
+    // Measure first, then write the payload once, after its header, into a buffer of the
+    // exact size: no doubling growth, no second copy (a snapshot is most of a worker's heap).
+    let fail = |e: postcard::Error| Error::Decode { what, reason: e.to_string() };
+    let size = postcard::experimental::serialized_size(value).map_err(fail)?;
+    let len = u32::try_from(size).map_err(|_| Error::invalid("payload", format!("{what} over 4 GiB")))?;
+    let mut out = Vec::with_capacity(HEADER + size);
     out.extend_from_slice(magic);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(&[0; 4]);
+    let mut out = postcard::to_extend(value, out).map_err(fail)?;
+    let crc = crc32fast::hash(&out[HEADER..]);
+    out[HEADER - 4..HEADER].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
 pub(crate) fn open<T: DeserializeOwned>(magic: &[u8; 4], what: &'static str, bytes: &[u8]) -> Result<T> {
+    postcard::from_bytes(payload(magic, what, bytes)?).map_err(|e| Error::Decode { what, reason: e.to_string() })
+}
+
+/// The checked payload of a sealed input.
+pub(crate) fn payload<'a>(magic: &[u8; 4], what: &'static str, bytes: &'a [u8]) -> Result<&'a [u8]> {
     if bytes.len() < 4 || &bytes[..4] != magic {
         return Err(Error::BadMagic { what });
     }
@@ -53,7 +63,7 @@ pub(crate) fn open<T: DeserializeOwned>(magic: &[u8; 4], what: &'static str, byt
     if crc32fast::hash(payload) != crc {
         return Err(Error::Checksum { what });
     }
-    postcard::from_bytes(payload).map_err(|e| Error::Decode { what, reason: e.to_string() })
+    Ok(payload)
 }
 
 /// Encode a batch of ops.
