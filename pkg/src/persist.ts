@@ -192,11 +192,12 @@ export class Persistence {
     return (await this.storage.get(this.key(`meta/${SEEDED}`))) === undefined;
   }
 
-  /** Queue `stateOps` (the engine's whole state as one op batch) for the origin, once. */
-  async seed(stateOps: Uint8Array | undefined): Promise<void> {
-    if (stateOps && stateOps.length > 0) {
+  /** Queue `stateOps` (the engine's whole state as op batches) for the origin, once. */
+  async seed(stateOps: Uint8Array | Uint8Array[] | undefined): Promise<void> {
+    for (const batch of stateOps === undefined ? [] : Array.isArray(stateOps) ? stateOps : [stateOps]) {
+      if (batch.length === 0) continue;
       const seq = this.nextSeq++;
-      await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, stateOps));
+      await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, batch));
     }
     await this.putMeta(SEEDED, { replica: this.replicaId });
     this.unseeded = false;
