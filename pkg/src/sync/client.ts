@@ -179,7 +179,9 @@ export class SyncClient {
     const per = this.opts.batchesPerRequest ?? 64;
     for (;;) {
       const outbox = await this.hooks.outbox(per);
-      const frames = outbox.map((b) => ({ id: `${this.hooks.replica}-${b.seq}`, ops: b.bytes }));
+      // Each batch keeps the id its writer gave it, so a resend after a restart (a new
+      // replica id) is still recognised by the origin.
+      const frames = outbox.map((b) => ({ id: b.id, ops: b.bytes }));
       const res = await this.request(encodeFrames(frames), report.cursor);
       report.requests++;
       // The origin stored them: they leave the outbox before anything else can fail.
