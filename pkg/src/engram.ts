@@ -661,7 +661,7 @@ export class Engram {
   private async seedSync(): Promise<void> {
     const r = this.openReport;
     const empty = r.snapshot === "none" && r.replayedBatches === 0;
-    await this.persistence.seed(empty ? undefined : this.call(() => this.engine.stateOps()));
+    await this.persistence.seed(empty ? undefined : this.call(() => this.engine.stateOps() as Uint8Array[]));
   }
 
   private channel: BroadcastChannel | undefined;

@@ -169,3 +169,28 @@ test("an outbox batch keeps the id its writer gave it; one an older version wrot
   assert.deepEqual([...old.bytes], [...batch.bytes]);
   await upgraded.close();
 });
+
+test("a seed larger than the origin's body limit goes in batches and requests that fit, and arrives whole", async () => {
+  // The origin here takes at most 1 MiB per request; 3,000 memories with vectors are ~3.7 MB
+  // of state. Before: one seed batch, refused 413 on every retry, nothing synced ever again.
+  const o = await startOrigin({ ENGRAM_MAX_BODY: String(1024 * 1024) });
+  try {
+    const storage = new MemoryStorage();
+    const before = await Engram.open({ user: "jo", storage, tokenizer: false });
+    const all = Array.from({ length: 3000 }, (_, i) => `Jo logged delivery ${i} of ${["apples", "pears", "plums"][i % 3]} to depot ${i % 17}, crate ${i * 7}`);
+    for (let i = 0; i < all.length; i += 500) await before.rememberMany(all.slice(i, i + 500));
+    const n = before.count();
+    await before.close();
+    const phone = await Engram.open({ user: "jo", storage, tokenizer: false, sync: { url: o.url, token: token("jo"), background: false, bytesPerRequest: 512 * 1024 } });
+    const r = await phone.sync();
+    assert.ok(r.requests >= 6, `the seed needed several requests (${r.requests})`);
+    assert.equal(await phone.pendingSync(), 0);
+    const laptop = await Engram.open({ user: "jo", storage: new MemoryStorage(), tokenizer: false, sync: { url: o.url, token: token("jo"), background: false } });
+    await laptop.sync();
+    assert.equal(laptop.count(), n);
+    assert.ok((await laptop.recall(all[2999])).hits.slice(0, 3).some((h) => h.record.text === all[2999]), "the last memory of the seed is recalled on the other device");
+    await Promise.all([phone.close(), laptop.close()]);
+  } finally {
+    await o.kill();
+  }
+});

@@ -231,14 +231,13 @@ export class UserMemory extends DurableObject<Env> {
       }
       case "status": {
         const prefix = `engram/${this.who!.tenant}/${this.who!.user}/`;
-        const replica = await this.store.get(`${prefix}replica`);
         const embedder = await this.store.get(`${prefix}meta/embedder`);
         return {
           status: 200,
           body: {
             count: mem.count(),
             pendingSync: this.env.ENGRAM_ORIGIN ? await mem.pendingSync() : 0,
-            replica: replica ? Array.from(replica, (b) => b.toString(16).padStart(2, "0")).join("") : null,
+            replica: mem.replicaId,
             embedder: embedder ? JSON.parse(new TextDecoder().decode(embedder)) : null,
             storedBytes: this.sqlStore?.bytes() ?? null,
             syncAlarm: await this.ctx.storage.getAlarm(),

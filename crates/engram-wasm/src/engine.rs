@@ -24,6 +24,24 @@ pub(crate) fn millis(now: f64) -> Result<i64, JsValue> {
     }
 }
 
+/// A JS buffer filled from the core's pieces.
+struct JsBytes {
+    buf: js_sys::Uint8Array,
+    at: u32,
+}
+
+impl engram_core::ByteSink for JsBytes {
+    fn begin(&mut self, len: usize) {
+        // The core refuses payloads over 4 GiB before it begins.
+        self.buf = js_sys::Uint8Array::new_with_length(len as u32);
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.at + bytes.len() as u32;
+        self.buf.subarray(self.at, end).copy_from(bytes);
+        self.at = end;
+    }
+}
+
 fn replica_id(replica: f64) -> Result<u64, JsValue> {
     match millis(replica) {
         Ok(r) if r >= 0 => Ok(r as u64),
@@ -73,16 +91,26 @@ impl Engine {
         Ok(Engine { inner })
     }
 
-    /// One encoded op batch that rebuilds this engine's whole state elsewhere (idempotent):
-    /// what a store with history pushes the first time it syncs.
-    #[wasm_bindgen(js_name = stateOps)]
-    pub fn state_ops(&self) -> Result<Vec<u8>, JsValue> {
-        encode_ops(&self.inner.state_ops()).map_err(to_js)
+    /// Encoded op batches (of at most `opsPerBatch` ops, default 256 — a few hundred KB
+    /// with vectors) that rebuild this engine's whole state elsewhere (idempotent): what a
+    /// store with history pushes the first time it syncs.
+    #[wasm_bindgen(js_name = stateOps, unchecked_return_type = "Uint8Array[]")]
+    pub fn state_ops(&self, ops_per_batch: Option<u32>) -> Result<js_sys::Array, JsValue> {
+        let per = ops_per_batch.unwrap_or(256).max(1) as usize;
+        let out = js_sys::Array::new();
+        for batch in self.inner.state_ops().chunks(per) {
+            out.push(&js_sys::Uint8Array::from(encode_ops(batch).map_err(to_js)?.as_slice()));
+        }
+        Ok(out)
     }
 
-    /// The whole engine as versioned, checksummed bytes.
-    pub fn snapshot(&self) -> Result<Vec<u8>, JsValue> {
-        self.inner.snapshot().map_err(to_js)
+    /// The whole engine as versioned, checksummed bytes — copied into the returned JS
+    /// buffer piece by piece, so wasm memory never holds the whole snapshot (wasm memory
+    /// never shrinks: a 12 MB snapshot built in it would stay 12 MB of the isolate).
+    pub fn snapshot(&self) -> Result<js_sys::Uint8Array, JsValue> {
+        let mut out = JsBytes { buf: js_sys::Uint8Array::new_with_length(0), at: 0 };
+        self.inner.write_snapshot(&mut out).map_err(to_js)?;
+        Ok(out.buf)
     }
 
     /// Use an exact tokenizer for budgets (until then counts are estimates).

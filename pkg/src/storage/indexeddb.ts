@@ -3,7 +3,9 @@ import type { StorageAdapter } from "./types.js";
 
 /**
  * IndexedDB storage for browsers (through the `idb` package). One object store of
- * `Uint8Array` values; each call is its own transaction, complete when the promise resolves.
+ * `Uint8Array` values; each call is its own transaction, complete when the promise resolves —
+ * written with `durability: "strict"`, so resolved means flushed to disk (like the fsync of
+ * `NodeFileStorage`), not merely handed to the OS.
  */
 export class IndexedDbStorage implements StorageAdapter {
   private db: Promise<IDBPDatabase>;
@@ -34,13 +36,13 @@ export class IndexedDbStorage implements StorageAdapter {
   }
   async put(key: string, value: Uint8Array): Promise<void> {
     const db = await this.db;
-    const tx = db.transaction(this.store, "readwrite");
+    const tx = db.transaction(this.store, "readwrite", { durability: "strict" });
     await tx.store.put(value.slice(), key);
     await tx.done;
   }
   async delete(key: string): Promise<void> {
     const db = await this.db;
-    const tx = db.transaction(this.store, "readwrite");
+    const tx = db.transaction(this.store, "readwrite", { durability: "strict" });
     await tx.store.delete(key);
     await tx.done;
   }

@@ -25,6 +25,8 @@ export interface SyncOptions {
   backoff?: { baseMs?: number; maxMs?: number };
   /** Most outbox batches per request (default 64). */
   batchesPerRequest?: number;
+  /** Most bytes of batches per request (default 4 MiB; one larger batch still goes alone). */
+  bytesPerRequest?: number;
   /** The HTTP client (default the global `fetch`). */
   fetch?: typeof fetch;
   /** Randomness for jitter, in [0, 1) (default `Math.random`). */
@@ -178,7 +180,10 @@ export class SyncClient {
     const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: await this.hooks.cursor(), requests: 0 };
     const per = this.opts.batchesPerRequest ?? 64;
     for (;;) {
-      const outbox = await this.hooks.outbox(per);
+      const waiting = await this.hooks.outbox(per);
+      // Stay under the origin's body limit (8 MiB by default): a large batch (the first
+      // sync's seed) goes in a request of its own, the rest waits for the next round trip.
+      const outbox = underBytes(waiting, this.opts.bytesPerRequest ?? 4 * 1024 * 1024);
       // Each batch keeps the id its writer gave it, so a resend after a restart (a new
       // replica id) is still recognised by the origin.
       const frames = outbox.map((b) => ({ id: b.id, ops: b.bytes }));
@@ -201,7 +206,7 @@ export class SyncClient {
         await this.hooks.setCursor(cursor);
       }
       const more = res.headers.get("x-engram-more") === "1";
-      if (!more && outbox.length < per) break;
+      if (!more && waiting.length < per && outbox.length === waiting.length) break;
     }
     this.hooks.emit({ type: "sync", report });
     return report;
@@ -233,4 +238,12 @@ export class SyncClient {
     const code = res.status === 401 ? "SYNC_UNAUTHORIZED" : res.status === 403 ? "SYNC_FORBIDDEN" : RETRYABLE.has(res.status) ? "SYNC_UNAVAILABLE" : "SYNC_REJECTED";
     throw new EngramIoError(code, `the origin answered ${res.status} ${detail}`.trim());
   }
+}
+
+/** The leading batches whose bytes fit in `max` (always at least one). */
+function underBytes(batches: OutboxBatch[], max: number): OutboxBatch[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < batches.length && (n === 0 || bytes + batches[n].bytes.length <= max)) bytes += batches[n++].bytes.length;
+  return batches.slice(0, n);
 }

@@ -18,20 +18,104 @@ const HEADER: usize = 4 + 2 + 4 + 4;
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 4] = b"ENGS";
 const OPS_MAGIC: &[u8; 4] = b"ENGO";
 
-pub(crate) fn seal<T: Serialize>(magic: &[u8; 4], what: &'static str, value: &T) -> Result<Vec<u8>> {
-    // Measure first, then write the payload once, after its header, into a buffer of the
-    // exact size: no doubling growth, no second copy (a snapshot is most of a worker's heap).
+/// Where a sealed value goes, piece by piece — so a caller can copy a large snapshot out
+/// (e.g. into a JS buffer) without the whole of it ever sitting in the engine's memory.
+pub trait ByteSink {
+    /// Called once, before any bytes, with the total length that will follow.
+    fn begin(&mut self, len: usize);
+    /// The next piece, in order.
+    fn write(&mut self, bytes: &[u8]);
+}
+
+impl ByteSink for Vec<u8> {
+    fn begin(&mut self, len: usize) {
+        self.reserve_exact(len);
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Pieces handed to a [`ByteSink`] are at most this long.
+const PIECE: usize = 64 * 1024;
+
+/// First pass: the payload's length and CRC-32, without keeping it.
+struct Measure {
+    len: usize,
+    crc: crc32fast::Hasher,
+    buf: Vec<u8>,
+}
+
+impl postcard::ser_flavors::Flavor for Measure {
+    type Output = (usize, u32);
+    fn try_push(&mut self, b: u8) -> postcard::Result<()> {
+        self.try_extend(&[b])
+    }
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.len += data.len();
+        if self.buf.len() + data.len() > PIECE {
+            self.crc.update(&self.buf);
+            self.buf.clear();
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+    fn finalize(mut self) -> postcard::Result<(usize, u32)> {
+        self.crc.update(&self.buf);
+        Ok((self.len, self.crc.finalize()))
+    }
+}
+
+/// Second pass: the payload, in pieces of at most [`PIECE`] bytes.
+struct Pieces<'s, S: ByteSink> {
+    buf: Vec<u8>,
+    sink: &'s mut S,
+}
+
+impl<S: ByteSink> postcard::ser_flavors::Flavor for Pieces<'_, S> {
+    type Output = ();
+    fn try_push(&mut self, b: u8) -> postcard::Result<()> {
+        self.try_extend(&[b])
+    }
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        if self.buf.len() + data.len() > PIECE {
+            self.sink.write(&self.buf);
+            self.buf.clear();
+        }
+        if data.len() >= PIECE {
+            self.sink.write(data);
+        } else {
+            self.buf.extend_from_slice(data);
+        }
+        Ok(())
+    }
+    fn finalize(self) -> postcard::Result<()> {
+        if !self.buf.is_empty() {
+            self.sink.write(&self.buf);
+        }
+        Ok(())
+    }
+}
+
+/// Seal `value` into `sink`: measured first (length and checksum go in the header), then
+/// written in pieces — the peak is one piece, not the payload, and nothing is copied twice.
+pub(crate) fn seal_into<T: Serialize, S: ByteSink>(magic: &[u8; 4], what: &'static str, value: &T, sink: &mut S) -> Result<()> {
     let fail = |e: postcard::Error| Error::Decode { what, reason: e.to_string() };
-    let size = postcard::experimental::serialized_size(value).map_err(fail)?;
+    let (size, crc) = postcard::serialize_with_flavor(value, Measure { len: 0, crc: crc32fast::Hasher::new(), buf: Vec::new() }).map_err(fail)?;
     let len = u32::try_from(size).map_err(|_| Error::invalid("payload", format!("{what} over 4 GiB")))?;
-    let mut out = Vec::with_capacity(HEADER + size);
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&[0; 4]);
-    let mut out = postcard::to_extend(value, out).map_err(fail)?;
-    let crc = crc32fast::hash(&out[HEADER..]);
-    out[HEADER - 4..HEADER].copy_from_slice(&crc.to_le_bytes());
+    let mut header = [0u8; HEADER];
+    header[..4].copy_from_slice(magic);
+    header[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header[6..10].copy_from_slice(&len.to_le_bytes());
+    header[10..14].copy_from_slice(&crc.to_le_bytes());
+    sink.begin(HEADER + size);
+    sink.write(&header);
+    postcard::serialize_with_flavor(value, Pieces { buf: Vec::with_capacity(PIECE.min(size)), sink }).map_err(fail)
+}
+
+pub(crate) fn seal<T: Serialize>(magic: &[u8; 4], what: &'static str, value: &T) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    seal_into(magic, what, value, &mut out)?;
     Ok(out)
 }
 

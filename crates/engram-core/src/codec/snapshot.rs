@@ -8,7 +8,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{self, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::codec::{payload, seal, SNAPSHOT_MAGIC};
+use crate::codec::{payload, seal_into, ByteSink, SNAPSHOT_MAGIC};
+#[cfg(test)]
+use crate::codec::seal;
 use crate::engine::config::Config;
 use crate::engine::partition::{Partition, Session};
 use crate::engine::sync::Op;
@@ -49,6 +51,14 @@ impl Engram {
     /// state, one record at a time, straight into a buffer of the exact size: the peak is
     /// the snapshot itself plus one record, not a copy of the whole state.
     pub fn snapshot(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_snapshot(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Engram::snapshot`]'s bytes handed to `sink` in pieces (the binding copies them
+    /// straight into a JS buffer, so the snapshot never sits whole in wasm memory).
+    pub fn write_snapshot(&self, sink: &mut impl ByteSink) -> Result<()> {
         let partitions: Vec<PartitionOut<'_>> = self
             .partitions
             .values()
@@ -66,7 +76,7 @@ impl Engram {
             forgotten: self.forgotten.iter().collect(),
             pending: &self.pending,
         };
-        seal(SNAPSHOT_MAGIC, WHAT, &image)
+        seal_into(SNAPSHOT_MAGIC, WHAT, &image, sink)
     }
 
     /// The replicated state only — records (with embeddings), sessions, tombstones, graphs,
