@@ -30,6 +30,19 @@ pub struct Config {
     /// `ENGRAM_CORS_ORIGINS`: comma-separated origins (`https://app.example`) whose pages may
     /// call the API from a browser (default none).
     pub cors_origins: Vec<String>,
+    /// `ENGRAM_HEADER_TIMEOUT_MS`: how long a client may take to send a request's headers,
+    /// from its first byte (or from connecting, for the first request), before the origin
+    /// closes the connection (default 10000).
+    pub header_timeout: Duration,
+    /// `ENGRAM_REQUEST_TIMEOUT_MS`: how long one request may take once its headers are in —
+    /// reading the body, MongoDB, the answer — before it is answered `503 TIMEOUT` (default 30000).
+    pub request_timeout: Duration,
+    /// `ENGRAM_IDLE_TIMEOUT_MS`: how long a keep-alive connection may sit between requests,
+    /// or an answer may wait for the client to read it, before it is closed (default 60000).
+    pub idle_timeout: Duration,
+    /// `ENGRAM_MAX_CONNECTIONS`: connections served at once (default 1024); more wait in the
+    /// kernel's accept queue, costing the origin no memory, until one closes.
+    pub max_connections: usize,
 }
 
 /// A required variable is missing or a value does not parse.
@@ -55,6 +68,7 @@ impl Config {
                 Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| ConfigError(format!("{k} must be a positive number, got {v:?}"))),
             }
         };
+        let ms = |k: &str, default: f64| num(k, default).map(|v| Duration::from_millis((v as u64).max(1)));
         let bind = get("ENGRAM_BIND").unwrap_or_else(|| "127.0.0.1:8787".into());
         Ok(Config {
             mongodb_uri: get("MONGODB_URI").unwrap_or_else(|| "mongodb://127.0.0.1:27017/".into()),
@@ -70,6 +84,10 @@ impl Config {
             cors_origins: get("ENGRAM_CORS_ORIGINS")
                 .map(|v| v.split(',').map(|o| o.trim().trim_end_matches('/').to_owned()).filter(|o| !o.is_empty()).collect())
                 .unwrap_or_default(),
+            header_timeout: ms("ENGRAM_HEADER_TIMEOUT_MS", 10_000.0)?,
+            request_timeout: ms("ENGRAM_REQUEST_TIMEOUT_MS", 30_000.0)?,
+            idle_timeout: ms("ENGRAM_IDLE_TIMEOUT_MS", 60_000.0)?,
+            max_connections: (num("ENGRAM_MAX_CONNECTIONS", 1024.0)? as usize).clamp(1, 1 << 20),
         })
     }
 }

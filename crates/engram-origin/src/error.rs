@@ -17,6 +17,19 @@ pub enum ApiError {
     /// The body or a parameter is malformed.
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// A pushed op is one another replica would refuse to apply (its record filed under
+    /// another scope, a field over its limit, a control character in a name, …).
+    #[error("invalid op: {0}")]
+    InvalidOp(String),
+    /// No endpoint at this path.
+    #[error("no endpoint {0}")]
+    NotFound(String),
+    /// The endpoint exists but not with this method.
+    #[error("{0} is not allowed here")]
+    MethodNotAllowed(String),
+    /// The request did not finish within the request timeout.
+    #[error("the request did not finish within {0} ms; retry")]
+    Timeout(u64),
     /// The body is larger than the configured limit.
     #[error("request body larger than {0} bytes")]
     TooLarge(usize),
@@ -35,6 +48,10 @@ impl ApiError {
             ApiError::Unauthorized(_) => "UNAUTHORIZED",
             ApiError::Forbidden(_) => "FORBIDDEN",
             ApiError::BadRequest(_) => "BAD_REQUEST",
+            ApiError::InvalidOp(_) => "INVALID_OP",
+            ApiError::NotFound(_) => "NOT_FOUND",
+            ApiError::MethodNotAllowed(_) => "METHOD_NOT_ALLOWED",
+            ApiError::Timeout(_) => "TIMEOUT",
             ApiError::TooLarge(_) => "PAYLOAD_TOO_LARGE",
             ApiError::RateLimited(_) => "RATE_LIMITED",
             ApiError::Storage(_) => "STORAGE",
@@ -47,6 +64,10 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::InvalidOp(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Timeout(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Storage(_) => StatusCode::SERVICE_UNAVAILABLE,

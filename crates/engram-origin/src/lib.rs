@@ -11,6 +11,7 @@ pub mod error;
 pub mod frames;
 pub mod limits;
 pub mod routes;
+mod server;
 pub mod store;
 pub mod telemetry;
 
@@ -33,13 +34,16 @@ pub async fn state(config: Config, log: telemetry::LogSink) -> Result<Arc<AppSta
     }))
 }
 
-/// Serve on `listener` until `shutdown` resolves.
+/// Serve on `listener` until `shutdown` resolves, then finish the requests in flight. The
+/// connection limit and the header, request and idle timeouts come from the state's
+/// [`Config`] (see `server.rs`).
 pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
     let app = routes::router(state.clone())
         .layer(axum::middleware::from_fn_with_state(state.clone(), cors::cors))
         .layer(axum::extract::DefaultBodyLimit::disable());
     state.telemetry.note("listening", serde_json::json!({ "addr": listener.local_addr()?.to_string() }));
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    server::run(listener, app, state, shutdown).await;
+    Ok(())
 }
 
 /// Log lines to standard error.

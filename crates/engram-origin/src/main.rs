@@ -43,7 +43,15 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let listener = match tokio::net::TcpListener::bind(config.bind).await {
+    // A deeper accept queue than the default 128: past ENGRAM_MAX_CONNECTIONS, connections
+    // wait there (in the kernel) for a slot.
+    let listen = || -> std::io::Result<tokio::net::TcpListener> {
+        let socket = if config.bind.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        socket.set_reuseaddr(true)?;
+        socket.bind(config.bind)?;
+        socket.listen(1024)
+    };
+    let listener = match listen() {
         Ok(l) => l,
         Err(e) => {
             eprintln!("cannot bind {}: {e}", config.bind);

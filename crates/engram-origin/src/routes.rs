@@ -14,11 +14,13 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::auth::Auth;
@@ -48,8 +50,22 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/forget", post(forget))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .fallback(|| async { ApiError::BadRequest("no such endpoint".into()) })
+        // After every route: it applies to the routes registered before it.
+        .method_not_allowed_fallback(|method: Method, uri: Uri| async move { ApiError::MethodNotAllowed(format!("{method} {}", uri.path())) })
+        .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().chars().take(200).collect()) })
         .with_state(state)
+}
+
+/// Query parameters: like axum's `Query`, but a malformed one (`limit=abc`, a missing
+/// `from`, a repeated name) is the origin's JSON `BAD_REQUEST`, not a plain-text 400.
+struct Params<T>(T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Query::try_from_uri(&parts.uri).map(|Query(p)| Params(p)).map_err(|e| ApiError::BadRequest(e.body_text()))
+    }
 }
 
 type Counts = Vec<(&'static str, u64)>;
@@ -98,7 +114,7 @@ struct SyncParams {
     limit: Option<i64>,
 }
 
-async fn sync(State(st): State<Arc<AppState>>, Query(p): Query<SyncParams>, headers: HeaderMap, body: Body) -> Response {
+async fn sync(State(st): State<Arc<AppState>>, Params(p): Params<SyncParams>, headers: HeaderMap, body: Body) -> Response {
     let state = st.clone();
     let declared = headers.get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     authed(&st, "sync", &headers, |user| async move {
@@ -135,7 +151,7 @@ struct ListParams {
     history: Option<bool>,
 }
 
-async fn list(State(st): State<Arc<AppState>>, Query(p): Query<ListParams>, headers: HeaderMap) -> Response {
+async fn list(State(st): State<Arc<AppState>>, Params(p): Params<ListParams>, headers: HeaderMap) -> Response {
     let state = st.clone();
     authed(&st, "list", &headers, |user| async move {
         let limit = p.limit.unwrap_or(50);
@@ -156,7 +172,7 @@ struct GraphParams {
     depth: Option<u32>,
 }
 
-async fn graph(State(st): State<Arc<AppState>>, Query(p): Query<GraphParams>, headers: HeaderMap) -> Response {
+async fn graph(State(st): State<Arc<AppState>>, Params(p): Params<GraphParams>, headers: HeaderMap) -> Response {
     let state = st.clone();
     authed(&st, "graph", &headers, |user| async move {
         let depth = p.depth.unwrap_or(2);

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -44,12 +45,46 @@ pub struct Telemetry {
     sink: LogSink,
     series: Mutex<BTreeMap<(&'static str, u16), Series>>,
     totals: Mutex<BTreeMap<&'static str, u64>>,
+    connections: Connections,
+}
+
+/// Connection counts kept by the accept loop ([`crate::server`]).
+#[derive(Default)]
+struct Connections {
+    open: AtomicU64,
+    accepted: AtomicU64,
+    timed_out: AtomicU64,
+    max: AtomicU64,
 }
 
 impl Telemetry {
     /// Telemetry writing log lines to `sink`.
     pub fn new(sink: LogSink) -> Self {
-        Telemetry { sink, series: Mutex::default(), totals: Mutex::default() }
+        Telemetry { sink, series: Mutex::default(), totals: Mutex::default(), connections: Connections::default() }
+    }
+
+    /// Connections open now.
+    pub fn connections_open(&self) -> u64 {
+        self.connections.open.load(Ordering::Relaxed)
+    }
+
+    /// The configured connection limit, for the metrics.
+    pub(crate) fn set_connection_limit(&self, max: usize) {
+        self.connections.max.store(max as u64, Ordering::Relaxed);
+    }
+
+    /// A connection was accepted.
+    pub(crate) fn connection_opened(&self) {
+        self.connections.open.fetch_add(1, Ordering::Relaxed);
+        self.connections.accepted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A connection ended; `timed_out` when the origin cut it off (header or idle timeout).
+    pub(crate) fn connection_closed(&self, timed_out: bool) {
+        self.connections.open.fetch_sub(1, Ordering::Relaxed);
+        if timed_out {
+            self.connections.timed_out.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Record a finished request: one log line and the metric updates.
@@ -121,6 +156,15 @@ impl Telemetry {
             for (name, n) in totals.iter() {
                 out.push_str(&format!("engram_total{{what=\"{name}\"}} {n}\n"));
             }
+        }
+        let c = &self.connections;
+        for (name, kind, n) in [
+            ("engram_connections_open", "gauge", &c.open),
+            ("engram_connections_max", "gauge", &c.max),
+            ("engram_connections_accepted_total", "counter", &c.accepted),
+            ("engram_connections_timed_out_total", "counter", &c.timed_out),
+        ] {
+            out.push_str(&format!("# TYPE {name} {kind}\n{name} {}\n", n.load(Ordering::Relaxed)));
         }
         out
     }

@@ -376,3 +376,75 @@ async fn a_page_from_an_allowed_origin_may_call_the_api_and_any_other_page_may_n
     let anonymous = http.get(format!("{}/v1/memories", o.url)).header("origin", "https://app.example").send().await.unwrap();
     assert_eq!(anonymous.status(), 401);
 }
+
+#[tokio::test]
+async fn malformed_parameters_unknown_paths_and_wrong_methods_get_json_errors_with_codes() {
+    let o = Origin::start().await;
+    let t = o.token(&user("alice"));
+    let cases: [(&str, &str, u16, &str); 9] = [
+        ("GET", "/v1/memories?limit=abc", 400, "BAD_REQUEST"),
+        ("GET", "/v1/memories?history=maybe", 400, "BAD_REQUEST"),
+        ("GET", "/v1/memories?limit=1&limit=2", 400, "BAD_REQUEST"),
+        ("GET", "/v1/graph", 400, "BAD_REQUEST"),
+        ("GET", "/v1/graph?from=alice&depth=-1", 400, "BAD_REQUEST"),
+        ("POST", "/v1/sync?after=later", 400, "BAD_REQUEST"),
+        ("GET", "/v1/sync", 405, "METHOD_NOT_ALLOWED"),
+        ("DELETE", "/v1/memories", 405, "METHOD_NOT_ALLOWED"),
+        ("GET", "/v2/nothing", 404, "NOT_FOUND"),
+    ];
+    for (method, path, status, code) in cases {
+        let res = o.http.request(method.parse().unwrap(), format!("{}{path}", o.url)).bearer_auth(&t).send().await.unwrap();
+        assert_eq!(res.status(), status, "{method} {path}");
+        assert!(res.headers()["content-type"].to_str().unwrap().starts_with("application/json"), "{method} {path}: {:?}", res.headers());
+        if status == 405 {
+            assert!(res.headers().contains_key("allow"), "{method} {path} names the allowed methods");
+        }
+        let text = res.text().await.unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text:?}"));
+        assert_eq!(body["error"]["code"], code, "{method} {path}: {body}");
+        assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{method} {path}: {body}");
+    }
+    // The same parameters, well formed, are answered.
+    let ok = o.http.get(format!("{}/v1/memories?limit=5&history=true", o.url)).bearer_auth(&t).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+}
+
+#[tokio::test]
+async fn a_batch_whose_record_belongs_to_another_scope_is_refused_whole_and_the_users_sync_keeps_working() {
+    let o = Origin::start().await;
+    let alice = user("alice");
+    let t = o.token(&alice);
+    let mut phone = device(31);
+    let good = write(&mut phone, &alice, &["I like green tea"]);
+    o.sync_ok(&t, &[("31-1", good)], 0).await;
+
+    // A checksum-valid batch: the op is alice's, the record inside it is filed under bob.
+    let mut forged = write(&mut phone, &alice, &["I moved to Porto", "this one is fine"]);
+    let engram_core::OpBody::Upsert(rec) = &mut forged[0].body else { panic!("not an upsert: {:?}", forged[0].body) };
+    rec.scope = scope(&user("bob"));
+    let res = o.sync(&t, &[("31-2", forged)], 0).await;
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "INVALID_OP", "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("31-2"), "the message names the batch: {body}");
+
+    // So is one whose key is not something another device would accept (NUL in a key field),
+    // and a batch with it in a push refuses the whole push: nothing of it is stored.
+    let mut nul = write(&mut phone, &alice, &["a fine fact"]);
+    let engram_core::OpBody::Upsert(rec) = &mut nul[0].body else { panic!() };
+    rec.key = Some(engram_core::FactKey { subject: "zhang\u{0}san".into(), attribute: "city".into() });
+    let fine = write(&mut phone, &alice, &["pushed beside the bad batch"]);
+    let res = o.sync(&t, &[("31-3", fine), ("31-4", nul)], 0).await;
+    assert_eq!(res.status(), 422);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "INVALID_OP");
+    assert_eq!(o.count("ops", &alice).await, 1, "only the first good batch is stored");
+    assert_eq!(o.count("memories", &alice).await, 1);
+
+    // Later syncs of the user work, and a fresh device applies everything it pulls.
+    let later = write(&mut phone, &alice, &["I drink coffee now"]);
+    let (pulled, cursor) = o.sync_ok(&t, &[("31-5", later)], 0).await;
+    assert_eq!(cursor, 2);
+    let mut fresh = device(32);
+    fresh.apply_ops(pulled).unwrap();
+    assert_eq!(fresh.count(&scope(&alice)).unwrap(), 2);
+}

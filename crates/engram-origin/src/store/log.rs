@@ -41,14 +41,20 @@ fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
 }
 
 impl Store {
-    /// Accept a push of `frames` for `user`. Every op must belong to `user` (checked before
-    /// anything is written).
+    /// Accept a push of `frames` for `user`. Every op must belong to `user` and pass the
+    /// core's [`Op::validate`] (checked for the whole push before anything is written).
     pub async fn push(&self, user: &UserKey, frames: Vec<Frame>) -> ApiResult<PushReport> {
         let mut batches = Vec::with_capacity(frames.len());
         for f in frames {
             let ops = decode_ops(&f.ops)?;
             if let Some(op) = ops.iter().find(|op| &op.user != user) {
                 return Err(ApiError::Forbidden(format!("batch {} holds an op of another user (tenant {:?})", f.id, op.user.tenant)));
+            }
+            // What is stored here every device of the user applies: an op any of them would
+            // refuse (a record filed under another scope, a key with a NUL byte, a field over
+            // its limit) would stop the user's sync everywhere, so the whole push is refused.
+            for (i, op) in ops.iter().enumerate() {
+                op.validate().map_err(|e| ApiError::InvalidOp(format!("batch {} op {i}: {}: {e}", f.id, e.code())))?;
             }
             batches.push((f.id, ops));
         }

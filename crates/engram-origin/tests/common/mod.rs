@@ -41,8 +41,11 @@ pub struct Origin {
     pub db: mongodb::Database,
     pub db_name: String,
     pub http: reqwest::Client,
+    /// The origin's shared state (its telemetry counts open connections).
+    pub state: Arc<engram_origin::AppState>,
     auth: Auth,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 static N: AtomicU32 = AtomicU32::new(0);
@@ -74,11 +77,22 @@ impl Origin {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(engram_origin::serve(listener, state, async {
+        let served = tokio::spawn(engram_origin::serve(listener, state.clone(), async {
             let _ = rx.await;
         }));
         let client = mongodb::Client::with_uri_str(uri()).await.unwrap();
-        Origin { url, log, db: client.database(&db_name), db_name, http: reqwest::Client::new(), auth: Auth::new(SECRET.as_bytes()).unwrap(), _shutdown: tx }
+        Origin { url, log, db: client.database(&db_name), db_name, http: reqwest::Client::new(), state, auth: Auth::new(SECRET.as_bytes()).unwrap(), shutdown: Some(tx), served: Some(served) }
+    }
+
+    /// Ask the origin to shut down gracefully; resolves when `serve` returns.
+    pub async fn shut_down(&mut self) -> std::io::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        match self.served.take() {
+            Some(h) => h.await.unwrap(),
+            None => Ok(()),
+        }
     }
 
     pub fn token(&self, user: &UserKey) -> String {
