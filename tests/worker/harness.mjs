@@ -14,15 +14,25 @@ export const SECRET = "worker-tests-secret-0123456789abcdef";
 export const OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", NO_COLOR: "1" };
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
+/** Ports this process has handed out: the kernel may offer a just-closed one again. */
+const handedOut = new Set();
+
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((ok, fail) => {
+      const s = createServer();
+      s.once("error", fail);
+      s.listen(0, "127.0.0.1", () => {
+        const { port } = s.address();
+        s.close(() => ok(port));
+      });
     });
-  });
+    // Two calls in a row (wrangler's port and its inspector's) must never get one number.
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** An HS256 token in the origin's format. */
