@@ -43,6 +43,9 @@ pub struct Config {
     /// `ENGRAM_MAX_CONNECTIONS`: connections served at once (default 1024); more wait in the
     /// kernel's accept queue, costing the origin no memory, until one closes.
     pub max_connections: usize,
+    /// `ENGRAM_PRESSURE_TIMEOUT_MS`: the header and idle timeouts while every connection slot
+    /// is taken and another connection waits for one (default 1000).
+    pub pressure_timeout: Duration,
 }
 
 /// A required variable is missing or a value does not parse.
@@ -88,6 +91,7 @@ impl Config {
             request_timeout: ms("ENGRAM_REQUEST_TIMEOUT_MS", 30_000.0)?,
             idle_timeout: ms("ENGRAM_IDLE_TIMEOUT_MS", 60_000.0)?,
             max_connections: (num("ENGRAM_MAX_CONNECTIONS", 1024.0)? as usize).clamp(1, 1 << 20),
+            pressure_timeout: ms("ENGRAM_PRESSURE_TIMEOUT_MS", 1000.0)?,
         })
     }
 }

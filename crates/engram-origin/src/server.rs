@@ -7,7 +7,11 @@
 //! - a connection between requests, or one whose client does not read its answer, is closed
 //!   after `ENGRAM_IDLE_TIMEOUT_MS` without a byte moving;
 //! - a request, once its headers are in (its body, MongoDB, the handler), is answered
-//!   `503 TIMEOUT` after `ENGRAM_REQUEST_TIMEOUT_MS`.
+//!   `503 TIMEOUT` after `ENGRAM_REQUEST_TIMEOUT_MS`;
+//! - while every slot is taken and a connection waits for one, connections that are between
+//!   requests or still sending headers get `ENGRAM_PRESSURE_TIMEOUT_MS` (default 1 s) instead
+//!   of the header and idle timeouts, so a flood of slow clients beyond the limit holds each
+//!   slot about a second and a real request waits seconds, not minutes, behind it.
 //!
 //! Each connection has a watchdog beside hyper's HTTP/1 state machine: it sees bytes move
 //! through [`Watched`] and requests start and end through the service, and drops the
@@ -22,7 +26,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -35,7 +39,7 @@ use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
@@ -52,12 +56,32 @@ struct Timeouts {
     header: Duration,
     request: Duration,
     idle: Duration,
+    pressure: Duration,
+}
+
+impl Timeouts {
+    /// The timeouts in force: shorter while connections wait for a slot.
+    fn now(self, pressure: &Pressure) -> Timeouts {
+        if pressure.on.load(Relaxed) {
+            Timeouts { header: self.header.min(self.pressure), idle: self.idle.min(self.pressure), ..self }
+        } else {
+            self
+        }
+    }
+}
+
+/// Whether a connection is waiting for a slot; watchdogs are woken when it starts.
+#[derive(Default)]
+struct Pressure {
+    on: AtomicBool,
+    started: Notify,
 }
 
 /// Serve `app` on `listener` until `shutdown` resolves, then drain.
 pub(crate) async fn run(listener: TcpListener, app: Router, state: Arc<AppState>, shutdown: impl Future<Output = ()> + Send + 'static) {
     let c = &state.config;
-    let timeouts = Timeouts { header: c.header_timeout, request: c.request_timeout, idle: c.idle_timeout };
+    let timeouts = Timeouts { header: c.header_timeout, request: c.request_timeout, idle: c.idle_timeout, pressure: c.pressure_timeout };
+    let pressure = Arc::new(Pressure::default());
     let max = c.max_connections;
     state.telemetry.set_connection_limit(max);
     let (stop_tx, mut stop) = watch::channel(false);
@@ -69,11 +93,6 @@ pub(crate) async fn run(listener: TcpListener, app: Router, state: Arc<AppState>
     let mut http = hyper::server::conn::http1::Builder::new();
     http.max_buf_size(MAX_BUF).header_read_timeout(None);
     loop {
-        // Take a slot before accepting: past the limit, connections wait in the kernel.
-        let slot = tokio::select! {
-            s = slots.clone().acquire_owned() => match s { Ok(s) => s, Err(_) => break },
-            _ = stopped(&mut stop) => break,
-        };
         let stream = tokio::select! {
             r = listener.accept() => match r {
                 Ok((stream, _)) => stream,
@@ -88,9 +107,26 @@ pub(crate) async fn run(listener: TcpListener, app: Router, state: Arc<AppState>
             },
             _ = stopped(&mut stop) => break,
         };
+        // Past the limit this connection waits here for a slot — and the ones behind it in
+        // the kernel's queue, costing the origin nothing — while the timeouts are short.
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => {
+                pressure.on.store(false, Relaxed);
+                slot
+            }
+            Err(_) => {
+                if !pressure.on.swap(true, Relaxed) {
+                    pressure.started.notify_waiters();
+                }
+                tokio::select! {
+                    s = slots.clone().acquire_owned() => match s { Ok(s) => s, Err(_) => break },
+                    _ = stopped(&mut stop) => break,
+                }
+            }
+        };
         let _ = stream.set_nodelay(true);
         state.telemetry.connection_opened();
-        tokio::spawn(connection(stream, slot, http.clone(), app.clone(), state.clone(), timeouts, stop.clone()));
+        tokio::spawn(connection(stream, slot, http.clone(), app.clone(), state.clone(), (timeouts, pressure.clone()), stop.clone()));
     }
     drop(listener);
     // Every connection holds a slot until it is closed.
@@ -98,7 +134,7 @@ pub(crate) async fn run(listener: TcpListener, app: Router, state: Arc<AppState>
 }
 
 /// One connection: hyper serves it while the watchdog waits for its deadline or shutdown.
-async fn connection(stream: TcpStream, slot: OwnedSemaphorePermit, http: hyper::server::conn::http1::Builder, app: Router, state: Arc<AppState>, t: Timeouts, mut stop: watch::Receiver<bool>) {
+async fn connection(stream: TcpStream, slot: OwnedSemaphorePermit, http: hyper::server::conn::http1::Builder, app: Router, state: Arc<AppState>, (t, pressure): (Timeouts, Arc<Pressure>), mut stop: watch::Receiver<bool>) {
     let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Watched { io: stream, activity: activity.clone() });
     let app = TowerToHyperService::new(app);
@@ -121,15 +157,17 @@ async fn connection(stream: TcpStream, slot: OwnedSemaphorePermit, http: hyper::
     // While a request is handled (its own timeout applies), look again this often.
     let recheck = t.header.min(t.idle).max(Duration::from_millis(10));
     let cut_off = loop {
-        let wake = activity.deadline(t).map_or(Instant::now() + recheck, |d| activity.born + d);
+        let woken = pressure.started.notified();
+        let wake = activity.deadline(t.now(&pressure)).map_or(Instant::now() + recheck, |d| activity.born + d);
         tokio::select! {
+            _ = woken => {}
             _ = conn.as_mut() => break false,
             _ = stopped(&mut stop), if !draining => {
                 conn.as_mut().graceful_shutdown();
                 draining = true;
             }
             _ = tokio::time::sleep_until(wake) => {
-                if activity.deadline(t).is_some_and(|d| activity.born.elapsed() >= d) {
+                if activity.deadline(t.now(&pressure)).is_some_and(|d| activity.born.elapsed() >= d) {
                     break true; // dropping `conn` closes the socket
                 }
             }
@@ -277,7 +315,7 @@ impl AsyncWrite for Watched {
 mod tests {
     use super::*;
 
-    const T: Timeouts = Timeouts { header: Duration::from_millis(100), request: Duration::from_millis(1000), idle: Duration::from_millis(500) };
+    const T: Timeouts = Timeouts { header: Duration::from_millis(100), request: Duration::from_millis(1000), idle: Duration::from_millis(500), pressure: Duration::from_millis(50) };
 
     #[test]
     fn a_new_connection_is_due_by_the_header_timeout_and_a_busy_one_not_at_all() {

@@ -158,7 +158,7 @@ async fn a_silent_connection_gets_the_header_timeout_and_an_idle_keep_alive_one_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_limit_wait_at_accept_until_a_slot_frees_and_cost_the_origin_nothing() {
-    let o = Origin::start_with(&[("ENGRAM_HEADER_TIMEOUT_MS", "8000"), ("ENGRAM_IDLE_TIMEOUT_MS", "8000"), ("ENGRAM_MAX_CONNECTIONS", "4")]).await;
+    let o = Origin::start_with(&[("ENGRAM_HEADER_TIMEOUT_MS", "8000"), ("ENGRAM_IDLE_TIMEOUT_MS", "8000"), ("ENGRAM_PRESSURE_TIMEOUT_MS", "8000"), ("ENGRAM_MAX_CONNECTIONS", "4")]).await;
     let mut holders = Vec::new();
     for _ in 0..4 {
         holders.push(TcpStream::connect(addr(&o)).await.unwrap());
@@ -259,4 +259,38 @@ async fn shutdown_finishes_the_request_in_flight_closes_idle_connections_and_sto
     result.unwrap();
     assert!(TcpStream::connect(url.trim_start_matches("http://")).await.is_err(), "still accepting after shutdown");
     eprintln!("shutdown returned after {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_connections_wait_for_a_slot_slow_ones_get_the_short_pressure_timeout() {
+    let o = Origin::start_with(&[("ENGRAM_HEADER_TIMEOUT_MS", "8000"), ("ENGRAM_IDLE_TIMEOUT_MS", "8000"), ("ENGRAM_PRESSURE_TIMEOUT_MS", "500"), ("ENGRAM_MAX_CONNECTIONS", "8")]).await;
+    // Eight slow clients take every slot; alone, they would be cut off after 8 s.
+    let mut slow = Vec::new();
+    for i in 0..8 {
+        let mut s = TcpStream::connect(addr(&o)).await.unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nx-slow-{i}: ").as_bytes()).await.unwrap();
+        slow.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(o.state.telemetry.connections_open(), 8, "slow clients were cut off before anyone waited");
+    // 40 more slow clients and then a real request arrive: each slow one holds a slot about
+    // the pressure timeout, so the real request is answered in a few of them, not 8 s.
+    let started = Instant::now();
+    let mut more = Vec::new();
+    for i in 0..40 {
+        let mut s = TcpStream::connect(addr(&o)).await.unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nx-more-{i}: ").as_bytes()).await.unwrap();
+        more.push(s);
+    }
+    let mut real = TcpStream::connect(addr(&o)).await.unwrap();
+    real.write_all(b"GET /healthz HTTP/1.1\r\nhost: origin\r\nconnection: close\r\n\r\n").await.unwrap();
+    let (answered, text) = read_until(&mut real, "{\"ok\":true}", Duration::from_secs(5)).await;
+    let took = started.elapsed();
+    assert!(answered, "the real request was not answered behind 48 slow clients in {took:?}: {text}");
+    assert!(took < Duration::from_secs(4), "the real request waited {took:?}");
+    let open = o.state.telemetry.connections_open();
+    assert!(open <= 8, "{open} connections open with a limit of 8");
+    let (closed, _) = wait_closed(&mut slow[0], started, started + Duration::from_secs(2)).await;
+    assert!(closed.is_some(), "the first slow client still holds its slot");
+    eprintln!("pressure: real request answered after {took:?} behind 48 slow clients, limit 8");
 }
