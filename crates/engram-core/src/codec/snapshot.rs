@@ -289,6 +289,9 @@ impl<'de> Visitor<'de> for Records<'_, '_> {
         f.write_str("records")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<(), A::Error> {
+        if let Some(n) = a.size_hint() {
+            self.p.reserve(n);
+        }
         while let Some(mut r) = a.next_element::<Record>()? {
             if r.scope.user_key() != self.p.key {
                 return Err(de::Error::custom(format!("record {} is filed under another user", r.id)));

@@ -121,6 +121,15 @@ impl Partition {
         }
     }
 
+    /// Make room for `n` more records at once (a snapshot being loaded knows its count):
+    /// no doubling growth, and no freed halves left behind in memory that never shrinks.
+    pub fn reserve(&mut self, n: usize) {
+        self.records.reserve_exact(n);
+        self.meta.reserve_exact(n);
+        self.by_id.reserve(n);
+        self.by_hash.reserve(n);
+    }
+
     /// Number of stored records (including superseded versions).
     pub fn len(&self) -> usize {
         self.by_id.len()
