@@ -123,7 +123,12 @@ export class UserMemory extends DurableObject<Env> {
   private engram(): Promise<Engram> {
     if (!this.mem) {
       const who = this.who!;
-      const p = Engram.open(this.options(who)).then(async (mem) => {
+      const opts = this.options(who);
+      // The embedding table (7.9 MB, parsed once per isolate) is loaded before the user's
+      // snapshot is: wasm memory never shrinks, and a table parsed after the snapshot's
+      // transient copy was freed landed above that hole instead of in it.
+      const tables = opts.embedder && "ready" in opts.embedder ? (opts.embedder as { ready(): Promise<void> }).ready() : Promise.resolve();
+      const p = tables.then(() => Engram.open(opts)).then(async (mem) => {
         if (this.env.ENGRAM_ORIGIN && (await mem.pendingSync()) > 0) await this.scheduleSync(0);
         return mem;
       });
