@@ -290,7 +290,9 @@ impl<'de> Visitor<'de> for Records<'_, '_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<(), A::Error> {
         if let Some(n) = a.size_hint() {
-            self.p.reserve(n);
+            // With headroom: exactly n would double (and leave the old block as a hole) on
+            // the first write after opening.
+            self.p.reserve(n + n / 4);
         }
         while let Some(mut r) = a.next_element::<Record>()? {
             if r.scope.user_key() != self.p.key {
