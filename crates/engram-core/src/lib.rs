@@ -40,7 +40,7 @@ pub mod vector;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod no_os_random;
 
-pub use codec::{decode_ops, encode_ops, ByteSink};
+pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;
 pub use engine::conflict::{reliability, ConflictPolicy, Resolution};
 pub use engine::context::{Context, ContextRequest};

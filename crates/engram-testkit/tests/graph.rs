@@ -213,3 +213,26 @@ fn facts_observed_in_conversation_join_the_graph_and_a_superseding_fact_moves_th
     let top = hits.hits.first().expect("a hit");
     assert_eq!(top.record.text, "User works at Alibaba");
 }
+
+#[test]
+fn every_template_reads_back_from_the_data_it_writes_and_bad_queries_are_named() {
+    let queries = [
+        GraphQuery::Neighbours { entity: "Ann".into(), relation: Some("knows".into()) },
+        GraphQuery::Neighbours { entity: "Ann".into(), relation: None },
+        GraphQuery::Path { from: "Ann".into(), to: "Bob".into(), max_depth: 3 },
+        GraphQuery::Reachable { entity: "Ann".into(), relations: vec!["knows".into(), "part_of".into()], max_depth: 2 },
+        GraphQuery::SharedTasks { a: "Ann".into(), b: "Bob".into() },
+        GraphQuery::ProjectsUnder { initiative: "Growth".into(), max_depth: 2 },
+    ];
+    for q in queries {
+        let json = serde_json::to_string(&q).expect("write");
+        assert!(json.contains("\"template\":"), "{json}");
+        assert_eq!(serde_json::from_str::<GraphQuery>(&json).expect("read"), q, "{json}");
+    }
+    let err = |s: &str| serde_json::from_str::<GraphQuery>(s).expect_err(s).to_string();
+    assert!(err(r#"{"template":"path","from":"Ann","to":"Bob"}"#).contains("missing field `maxDepth`"));
+    assert!(err(r#"{"template":"everything"}"#).contains("unknown variant `everything`"));
+    assert!(err(r#"{"entity":"Ann"}"#).contains("missing field `template`"));
+    let q: GraphQuery = serde_json::from_str(r#"{"template":"shared-tasks","a":"Ann","b":"Bob","extra":1}"#).expect("extra fields ignored");
+    assert_eq!(q, GraphQuery::SharedTasks { a: "Ann".into(), b: "Bob".into() });
+}

@@ -42,6 +42,20 @@ impl engram_core::ByteSink for JsBytes {
     }
 }
 
+/// A JS buffer the core reads in pieces.
+struct JsSource(js_sys::Uint8Array);
+
+impl engram_core::ByteSource for JsSource {
+    fn len(&self) -> usize {
+        self.0.length() as usize
+    }
+    fn read(&mut self, at: usize, n: usize, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.resize(start + n, 0);
+        self.0.subarray(at as u32, (at + n) as u32).copy_to(&mut out[start..]);
+    }
+}
+
 fn replica_id(replica: f64) -> Result<u64, JsValue> {
     match millis(replica) {
         Ok(r) if r >= 0 => Ok(r as u64),
@@ -82,9 +96,16 @@ impl Engine {
     /// Restore from snapshot bytes. Throws `EngramError` on corrupt or future input. With
     /// `replica`, the restored engine stamps as that replica from now on (the SDK gives
     /// every open instance its own, so a copied store never continues another's stream).
+    /// The bytes stay in JS: the core reads them in pieces (wasm memory never shrinks, and
+    /// a 12 MB snapshot copied in would stay 12 MB of the isolate).
     #[wasm_bindgen(js_name = fromSnapshot)]
-    pub fn from_snapshot(bytes: &[u8], replica: Option<f64>) -> Result<Engine, JsValue> {
-        let mut inner = Engram::from_snapshot(bytes).map_err(to_js)?;
+    pub fn from_snapshot(#[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue, replica: Option<f64>) -> Result<Engine, JsValue> {
+        let bytes = match bytes.dyn_into::<js_sys::Uint8Array>() {
+            Ok(b) => b,
+            // Another realm's typed array, an ArrayBuffer or an array of bytes: copied.
+            Err(other) => js_sys::Uint8Array::new(&other),
+        };
+        let mut inner = Engram::read_snapshot(&mut JsSource(bytes)).map_err(to_js)?;
         if let Some(r) = replica {
             inner.set_replica(replica_id(r)?);
         }

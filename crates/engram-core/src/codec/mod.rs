@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 /// Version 2 added `pending_review` and `sealed` to records; earlier versions are refused
 /// with `UNSUPPORTED_VERSION` (nothing was released in version 1).
 pub const FORMAT_VERSION: u16 = 2;
-const HEADER: usize = 4 + 2 + 4 + 4;
+pub(crate) const HEADER: usize = 4 + 2 + 4 + 4;
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 4] = b"ENGS";
 const OPS_MAGIC: &[u8; 4] = b"ENGO";
 
@@ -36,8 +36,30 @@ impl ByteSink for Vec<u8> {
     }
 }
 
+/// Where a sealed value is read from, piece by piece — so a caller can decode a large
+/// snapshot held outside the engine (e.g. in a JS buffer) without copying it in whole.
+pub trait ByteSource {
+    /// The total length in bytes.
+    fn len(&self) -> usize;
+    /// True when there are no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Append bytes `at..at + n` to `out` (callers keep `at + n <= len()`).
+    fn read(&mut self, at: usize, n: usize, out: &mut Vec<u8>);
+}
+
+impl ByteSource for &[u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn read(&mut self, at: usize, n: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self[at..at + n]);
+    }
+}
+
 /// Pieces handed to a [`ByteSink`] are at most this long.
-const PIECE: usize = 64 * 1024;
+pub(crate) const PIECE: usize = 64 * 1024;
 
 /// First pass: the payload's length and CRC-32, without keeping it.
 struct Measure {
@@ -125,29 +147,59 @@ pub(crate) fn open<T: DeserializeOwned>(magic: &[u8; 4], what: &'static str, byt
 
 /// The checked payload of a sealed input.
 pub(crate) fn payload<'a>(magic: &[u8; 4], what: &'static str, bytes: &'a [u8]) -> Result<&'a [u8]> {
-    if bytes.len() < 4 || &bytes[..4] != magic {
-        return Err(Error::BadMagic { what });
-    }
-    if bytes.len() < HEADER {
-        return Err(Error::Truncated { what });
-    }
-    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != FORMAT_VERSION {
-        return Err(Error::UnsupportedVersion { what, found: version, supported: FORMAT_VERSION });
-    }
-    let len = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]) as usize;
-    let crc = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
-    let payload = &bytes[HEADER..];
-    if payload.len() < len {
-        return Err(Error::Truncated { what });
-    }
-    if payload.len() > len {
-        return Err(Error::Decode { what, reason: format!("{} trailing bytes", payload.len() - len) });
-    }
+    let (len, crc) = check_header(magic, what, bytes, bytes.len())?;
+    let payload = &bytes[HEADER..HEADER + len];
     if crc32fast::hash(payload) != crc {
         return Err(Error::Checksum { what });
     }
     Ok(payload)
+}
+
+/// Check a sealed input held by `src` — header and checksum, read in pieces — before any of
+/// it is decoded; the payload's length. The payload is `HEADER..HEADER + len` of `src`.
+pub(crate) fn check_source(magic: &[u8; 4], what: &'static str, src: &mut impl ByteSource) -> Result<usize> {
+    let total = src.len();
+    let mut piece = Vec::with_capacity(PIECE.min(total));
+    src.read(0, HEADER.min(total), &mut piece);
+    let (len, crc) = check_header(magic, what, &piece, total)?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut at = HEADER;
+    while at < total {
+        let n = PIECE.min(total - at);
+        piece.clear();
+        src.read(at, n, &mut piece);
+        hasher.update(&piece);
+        at += n;
+    }
+    if hasher.finalize() != crc {
+        return Err(Error::Checksum { what });
+    }
+    Ok(len)
+}
+
+/// Magic, version and length of a sealed input of `total` bytes that starts with `head`
+/// (at least the header, when it is that long); the payload's length and checksum.
+fn check_header(magic: &[u8; 4], what: &'static str, head: &[u8], total: usize) -> Result<(usize, u32)> {
+    if head.len() < 4 || &head[..4] != magic {
+        return Err(Error::BadMagic { what });
+    }
+    if total < HEADER || head.len() < HEADER {
+        return Err(Error::Truncated { what });
+    }
+    let version = u16::from_le_bytes([head[4], head[5]]);
+    if version != FORMAT_VERSION {
+        return Err(Error::UnsupportedVersion { what, found: version, supported: FORMAT_VERSION });
+    }
+    let len = u32::from_le_bytes([head[6], head[7], head[8], head[9]]) as usize;
+    let crc = u32::from_le_bytes([head[10], head[11], head[12], head[13]]);
+    let body = total - HEADER;
+    if body < len {
+        return Err(Error::Truncated { what });
+    }
+    if body > len {
+        return Err(Error::Decode { what, reason: format!("{} trailing bytes", body - len) });
+    }
+    Ok((len, crc))
 }
 
 /// Encode a batch of ops.

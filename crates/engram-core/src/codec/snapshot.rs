@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde::ser::{self, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::codec::{payload, seal_into, ByteSink, SNAPSHOT_MAGIC};
+use crate::codec::{check_source, seal_into, ByteSink, ByteSource, HEADER, PIECE, SNAPSHOT_MAGIC};
 #[cfg(test)]
 use crate::codec::seal;
 use crate::engine::config::Config;
@@ -34,7 +34,7 @@ struct PartitionImage {
 }
 
 /// The snapshot's layout as one owned value; the borrowed writer ([`ImageOut`]) and the
-/// streaming reader ([`ImageIn`]) must match it byte for byte (tested).
+/// streaming reader ([`Engram::read_snapshot`]) must match it byte for byte (tested).
 #[cfg(test)]
 #[derive(Serialize, Deserialize)]
 struct Image {
@@ -119,22 +119,129 @@ impl Engram {
     }
 
     /// Rebuild an engine from [`Engram::snapshot`] bytes. The tokenizer is not part of a
-    /// snapshot; set it again with [`Engram::set_tokenizer`]. Records are decoded and
-    /// indexed one at a time (never the whole decoded image at once beside the indexes).
+    /// snapshot; set it again with [`Engram::set_tokenizer`].
     pub fn from_snapshot(bytes: &[u8]) -> Result<Self> {
-        let payload = payload(SNAPSHOT_MAGIC, WHAT, bytes)?;
-        let image: ImageIn = postcard::from_bytes(payload).map_err(|e| Error::Decode { what: WHAT, reason: e.to_string() })?;
+        Self::read_snapshot(&mut &bytes[..])
+    }
+
+    /// [`Engram::from_snapshot`] from bytes held by `src`, read in pieces: the checksum
+    /// first, then one value at a time — each record decoded and indexed as it arrives —
+    /// so the engine's memory never holds the whole snapshot (the binding reads it out of
+    /// a JS buffer this way; wasm memory never shrinks).
+    pub fn read_snapshot(src: &mut impl ByteSource) -> Result<Self> {
+        let len = check_source(SNAPSHOT_MAGIC, WHAT, src)?;
+        let mut r = Reader { src, next: HEADER, end: HEADER + len, buf: Vec::new(), start: 0 };
+        // Values next to each other in the layout are taken as one tuple where they are
+        // small (postcard writes a tuple as its fields in order): fewer decoders in wasm.
+        let (config, hlc, embedder, count): (Config, Hlc, Option<EmbedderInfo>, usize) = r.take()?;
+        let dim = embedder.as_ref().map(|e| e.dim);
+        let mut partitions = BTreeMap::new();
+        for _ in 0..count {
+            let p = r.partition(&config, dim)?;
+            partitions.insert(p.key.clone(), p);
+        }
+        let (forgotten, pending): (Vec<(UserKey, Stamp)>, Vec<Op>) = r.take()?;
+        r.finish()?;
         Ok(Engram {
-            config: image.config,
-            hlc: image.hlc,
-            embedder: image.embedder,
-            partitions: image.partitions,
-            forgotten: image.forgotten.into_iter().collect(),
-            pending: image.pending,
+            config,
+            hlc,
+            embedder,
+            partitions,
+            forgotten: forgotten.into_iter().collect(),
+            pending,
             tokenizer: Tokenizer::Heuristic,
             redaction_key: None,
         })
     }
+}
+
+/// Decodes a snapshot's payload value by value (the layout of [`PartitionImage`]s in
+/// order) from a window over the source that holds one piece, or one value when a value
+/// is longer.
+struct Reader<'s, S: ByteSource> {
+    src: &'s mut S,
+    /// The next source offset not yet in the window, and the payload's end.
+    next: usize,
+    end: usize,
+    buf: Vec<u8>,
+    /// Where the undecoded part of `buf` starts.
+    start: usize,
+}
+
+impl<S: ByteSource> Reader<'_, S> {
+    /// The next value; the window grows until it holds the whole value.
+    fn take<T: DeserializeOwned>(&mut self) -> Result<T> {
+        loop {
+            match postcard::take_from_bytes::<T>(&self.buf[self.start..]) {
+                Ok((value, rest)) => {
+                    self.start = self.buf.len() - rest.len();
+                    return Ok(value);
+                }
+                Err(postcard::Error::DeserializeUnexpectedEnd) if self.next < self.end => self.fill(),
+                Err(e) => return Err(decode(e)),
+            }
+        }
+    }
+
+    /// Drop what was decoded and read the next piece (as much again as the window holds,
+    /// when one value is longer than a piece).
+    fn fill(&mut self) {
+        self.buf.drain(..self.start);
+        self.start = 0;
+        let n = PIECE.max(self.buf.len()).min(self.end - self.next);
+        self.src.read(self.next, n, &mut self.buf);
+        self.next += n;
+    }
+
+    /// Bytes of the payload not decoded yet.
+    fn remaining(&self) -> usize {
+        self.end - self.next + self.buf.len() - self.start
+    }
+
+    /// One partition, its records put straight into it as they are decoded.
+    fn partition(&mut self, config: &Config, dim: Option<usize>) -> Result<Partition> {
+        let (user, records): (UserKey, usize) = self.take()?;
+        let mut p = Partition::new(user);
+        // With headroom: exactly n would double (and leave the old block as a hole) on the
+        // first write after opening. Never more than the bytes left could hold.
+        p.reserve(records.saturating_add(records / 4).min(self.remaining() / MIN_RECORD_BYTES));
+        for _ in 0..records {
+            let mut r: Record = self.take()?;
+            if r.scope.user_key() != p.key {
+                return Err(invalid(format!("record {} is filed under another user", r.id)));
+            }
+            if let Some(v) = r.embedding.take() {
+                let dim = dim.unwrap_or(v.len());
+                r.embedding = Some(unit(&v, dim).map_err(|e| invalid(format!("record {}: {e}", r.id)))?);
+            }
+            p.put(r, config);
+        }
+        let (sessions, tombstones, graph): (Vec<(String, Session)>, Vec<(String, Stamp)>, Graph) = self.take()?;
+        p.sessions = sessions.into_iter().collect();
+        p.tombstones = tombstones.into_iter().collect();
+        p.graph = graph;
+        Ok(p)
+    }
+
+    /// Every byte of the payload was decoded.
+    fn finish(&self) -> Result<()> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(invalid(format!("{n} bytes after the last value"))),
+        }
+    }
+}
+
+/// A record's smallest encoding is well over this (ids, scope, stamps, kind): a bound on
+/// how many records the bytes left can hold, whatever count the input claims.
+const MIN_RECORD_BYTES: usize = 16;
+
+fn decode(e: postcard::Error) -> Error {
+    invalid(e.to_string())
+}
+
+fn invalid(reason: String) -> Error {
+    Error::Decode { what: WHAT, reason }
 }
 
 /// What [`Engram::snapshot`] writes: the same layout as [`PartitionImage`], borrowed.
@@ -171,140 +278,6 @@ impl Serialize for RecordsOut<'_> {
             }
         }
         seq.end()
-    }
-}
-
-/// What [`Engram::from_snapshot`] reads: the image, with every partition rebuilt as its
-/// records are decoded.
-struct ImageIn {
-    config: Config,
-    hlc: Hlc,
-    embedder: Option<EmbedderInfo>,
-    partitions: BTreeMap<UserKey, Partition>,
-    forgotten: Vec<(UserKey, Stamp)>,
-    pending: Vec<Op>,
-}
-
-fn missing<E: de::Error>(what: &'static str) -> E {
-    E::custom(format!("missing {what}"))
-}
-
-impl<'de> Deserialize<'de> for ImageIn {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ImageIn;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an engram snapshot")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<ImageIn, A::Error> {
-                let config: Config = a.next_element()?.ok_or_else(|| missing("config"))?;
-                let hlc = a.next_element()?.ok_or_else(|| missing("clock"))?;
-                let embedder: Option<EmbedderInfo> = a.next_element()?.ok_or_else(|| missing("embedder"))?;
-                let dim = embedder.as_ref().map(|e| e.dim);
-                let partitions = a.next_element_seed(Partitions { config: &config, dim })?.ok_or_else(|| missing("partitions"))?;
-                let forgotten = a.next_element()?.ok_or_else(|| missing("forgotten users"))?;
-                let pending = a.next_element()?.ok_or_else(|| missing("pending ops"))?;
-                Ok(ImageIn { config, hlc, embedder, partitions, forgotten, pending })
-            }
-        }
-        d.deserialize_struct("Image", &["config", "hlc", "embedder", "partitions", "forgotten", "pending"], V)
-    }
-}
-
-/// Decodes the partitions, each into a live [`Partition`].
-struct Partitions<'c> {
-    config: &'c Config,
-    dim: Option<usize>,
-}
-
-impl<'de> DeserializeSeed<'de> for Partitions<'_> {
-    type Value = BTreeMap<UserKey, Partition>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Partitions<'_> {
-    type Value = BTreeMap<UserKey, Partition>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("partitions")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
-        let mut out = BTreeMap::new();
-        while let Some(p) = a.next_element_seed(OnePartition { config: self.config, dim: self.dim })? {
-            out.insert(p.key.clone(), p);
-        }
-        Ok(out)
-    }
-}
-
-struct OnePartition<'c> {
-    config: &'c Config,
-    dim: Option<usize>,
-}
-
-impl<'de> DeserializeSeed<'de> for OnePartition<'_> {
-    type Value = Partition;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Partition, D::Error> {
-        d.deserialize_struct("PartitionImage", &["user", "records", "sessions", "tombstones", "graph"], self)
-    }
-}
-
-impl<'de> Visitor<'de> for OnePartition<'_> {
-    type Value = Partition;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a partition")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Partition, A::Error> {
-        let user: UserKey = a.next_element()?.ok_or_else(|| missing("user"))?;
-        let mut p = Partition::new(user);
-        a.next_element_seed(Records { p: &mut p, config: self.config, dim: self.dim })?.ok_or_else(|| missing("records"))?;
-        let sessions: Vec<(String, Session)> = a.next_element()?.ok_or_else(|| missing("sessions"))?;
-        let tombstones: Vec<(String, Stamp)> = a.next_element()?.ok_or_else(|| missing("tombstones"))?;
-        p.sessions = sessions.into_iter().collect();
-        p.tombstones = tombstones.into_iter().collect();
-        p.graph = a.next_element()?.ok_or_else(|| missing("graph"))?;
-        Ok(p)
-    }
-}
-
-/// Puts each decoded record straight into its partition.
-struct Records<'p, 'c> {
-    p: &'p mut Partition,
-    config: &'c Config,
-    dim: Option<usize>,
-}
-
-impl<'de> DeserializeSeed<'de> for Records<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Records<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("records")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<(), A::Error> {
-        if let Some(n) = a.size_hint() {
-            // With headroom: exactly n would double (and leave the old block as a hole) on
-            // the first write after opening.
-            self.p.reserve(n + n / 4);
-        }
-        while let Some(mut r) = a.next_element::<Record>()? {
-            if r.scope.user_key() != self.p.key {
-                return Err(de::Error::custom(format!("record {} is filed under another user", r.id)));
-            }
-            if let Some(v) = r.embedding.take() {
-                let dim = self.dim.unwrap_or(v.len());
-                r.embedding = Some(unit(&v, dim).map_err(|e| de::Error::custom(format!("record {}: {e}", r.id)))?);
-            }
-            self.p.put(r, self.config);
-        }
-        Ok(())
     }
 }
 
@@ -382,5 +355,78 @@ mod tests {
         image.partitions[0].records[0].scope.user = "mallory".into();
         let bytes = seal(SNAPSHOT_MAGIC, WHAT, &image).expect("seal");
         assert_eq!(Engram::from_snapshot(&bytes).map(|_| ()).map_err(|err| err.code()), Err("DECODE"));
+    }
+
+    /// A source that records how it is read.
+    struct Counting<'a> {
+        bytes: &'a [u8],
+        largest: usize,
+        total: usize,
+    }
+
+    impl ByteSource for Counting<'_> {
+        fn len(&self) -> usize {
+            self.bytes.len()
+        }
+        fn read(&mut self, at: usize, n: usize, out: &mut Vec<u8>) {
+            self.largest = self.largest.max(n);
+            self.total += n;
+            out.extend_from_slice(&self.bytes[at..at + n]);
+        }
+    }
+
+    #[test]
+    fn a_large_snapshot_is_read_a_piece_at_a_time_checksum_first() {
+        let mut e = Engram::new(Config::default(), 3);
+        let s = Scope::user("t", "ana");
+        for i in 0..3_000 {
+            e.remember(&s, MemoryInput::fact(format!("note {i}: the parcel {} went to shelf {}", i * 7, i % 13)), 1_764_000_000_000 + i).expect("write");
+        }
+        e.take_pending(); // as the SDK does after every write (unsent ops are one value)
+        let bytes = e.snapshot().expect("snapshot");
+        assert!(bytes.len() > 4 * PIECE, "the test needs several pieces: {}", bytes.len());
+        let mut src = Counting { bytes: &bytes, largest: 0, total: 0 };
+        let back = Engram::read_snapshot(&mut src).expect("restore");
+        assert_eq!(back.canonical_state().expect("state"), e.canonical_state().expect("state"));
+        assert!(src.largest <= PIECE, "largest read {}", src.largest);
+        assert!(src.total <= 2 * bytes.len(), "read {} of {} bytes", src.total, bytes.len());
+    }
+
+    #[test]
+    fn a_value_longer_than_a_piece_is_still_read_whole() {
+        let mut e = Engram::new(Config { max_text_bytes: 4 * PIECE, ..Config::default() }, 3);
+        let long = "word ".repeat(3 * PIECE / 5);
+        e.remember(&Scope::user("t", "ana"), MemoryInput::fact(long.clone()), 1_764_000_000_000).expect("write");
+        let back = Engram::from_snapshot(&e.snapshot().expect("snapshot")).expect("restore");
+        assert_eq!(back.canonical_state().expect("state"), e.canonical_state().expect("state"));
+    }
+
+    #[test]
+    fn a_checksummed_snapshot_claiming_more_records_than_it_holds_is_a_decode_error() {
+        let e = busy_engine();
+        let mut image = owned_image(&e);
+        image.partitions.truncate(1);
+        let mut payload = postcard::to_allocvec(&image).expect("encode");
+        let user = postcard::to_allocvec(&image.partitions[0].user).expect("user");
+        let head = postcard::to_allocvec(&(&image.config, &image.hlc, &image.embedder, 1u8)).expect("head");
+        // The record count follows the partition's user: claim u32::MAX records.
+        let at = head.len() + user.len();
+        payload.splice(at..at + 1, [0xff, 0xff, 0xff, 0xff, 0x0f]);
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(SNAPSHOT_MAGIC);
+        bytes.extend_from_slice(&crate::codec::FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        assert_eq!(Engram::from_snapshot(&bytes).map(|_| ()).map_err(|err| err.code()), Err("DECODE"));
+    }
+
+    #[test]
+    fn a_corrupt_snapshot_is_a_checksum_error_before_anything_is_decoded() {
+        let mut bytes = busy_engine().snapshot().expect("snapshot");
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x40;
+        assert_eq!(Engram::from_snapshot(&bytes).map(|_| ()).map_err(|err| err.code()), Err("CHECKSUM"));
+        assert_eq!(Engram::from_snapshot(&bytes[..bytes.len() - 1]).map(|_| ()).map_err(|err| err.code()), Err("TRUNCATED"));
     }
 }

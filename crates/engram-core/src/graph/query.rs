@@ -10,8 +10,9 @@ use crate::graph::store::{norm, Entity, Graph};
 /// Upper bound on `max_depth` for any template.
 pub const MAX_DEPTH: usize = 6;
 
-/// A graph question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A graph question. As data: `{ "template": "neighbours", "entity": "Ann" }` — the
+/// template's kebab-case name beside its camelCase parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "template", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum GraphQuery {
     /// Entities one edge away (either direction), optionally of one relation type.
@@ -24,6 +25,48 @@ pub enum GraphQuery {
     SharedTasks { a: String, b: String },
     /// "Deadlines of projects under initiative X": projects `part_of` X (transitively, ≤ max_depth) and their deadlines.
     ProjectsUnder { initiative: String, max_depth: usize },
+}
+
+/// Every parameter any template takes, read in one pass: serde's derived reader for an
+/// internally tagged enum buffers the whole input first (and its buffering code is a few
+/// KB of wasm); this reads the fields straight into one struct and picks the variant.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct QueryFields {
+    template: String,
+    entity: Option<String>,
+    relation: Option<String>,
+    relations: Option<Vec<String>>,
+    from: Option<String>,
+    to: Option<String>,
+    max_depth: Option<usize>,
+    a: Option<String>,
+    b: Option<String>,
+    initiative: Option<String>,
+}
+
+const TEMPLATES: &[&str] = &["neighbours", "path", "reachable", "shared-tasks", "projects-under"];
+
+impl<'de> Deserialize<'de> for GraphQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let f = QueryFields::deserialize(d)?;
+        fn need<T, E: Error>(v: Option<T>, name: &'static str) -> Result<T, E> {
+            v.ok_or_else(|| E::missing_field(name))
+        }
+        Ok(match f.template.as_str() {
+            "neighbours" => GraphQuery::Neighbours { entity: need(f.entity, "entity")?, relation: f.relation },
+            "path" => GraphQuery::Path { from: need(f.from, "from")?, to: need(f.to, "to")?, max_depth: need(f.max_depth, "maxDepth")? },
+            "reachable" => GraphQuery::Reachable {
+                entity: need(f.entity, "entity")?,
+                relations: need(f.relations, "relations")?,
+                max_depth: need(f.max_depth, "maxDepth")?,
+            },
+            "shared-tasks" => GraphQuery::SharedTasks { a: need(f.a, "a")?, b: need(f.b, "b")? },
+            "projects-under" => GraphQuery::ProjectsUnder { initiative: need(f.initiative, "initiative")?, max_depth: need(f.max_depth, "maxDepth")? },
+            other => return Err(D::Error::unknown_variant(other, TEMPLATES)),
+        })
+    }
 }
 
 /// A graph answer: entities (with their attributes) and, for paths, the chain of ids.
