@@ -122,23 +122,52 @@ impl<S: ByteSink> postcard::ser_flavors::Flavor for Pieces<'_, S> {
 /// Seal `value` into `sink`: measured first (length and checksum go in the header), then
 /// written in pieces — the peak is one piece, not the payload, and nothing is copied twice.
 pub(crate) fn seal_into<T: Serialize, S: ByteSink>(magic: &[u8; 4], what: &'static str, value: &T, sink: &mut S) -> Result<()> {
-    let fail = |e: postcard::Error| Error::Decode { what, reason: e.to_string() };
-    let (size, crc) = postcard::serialize_with_flavor(value, Measure { len: 0, crc: crc32fast::Hasher::new(), buf: Vec::new() }).map_err(fail)?;
+    let (size, crc) = postcard::serialize_with_flavor(value, Measure { len: 0, crc: crc32fast::Hasher::new(), buf: Vec::new() }).map_err(failed(what))?;
+    sink.begin(HEADER + size);
+    sink.write(&header(magic, what, size, crc)?);
+    postcard::serialize_with_flavor(value, Pieces { buf: Vec::with_capacity(PIECE.min(size)), sink }).map_err(failed(what))
+}
+
+/// Seal `value` into a new buffer, in one pass (for values that fit in memory twice over,
+/// such as op batches: the header is filled in after the payload is written behind it).
+pub(crate) fn seal<T: Serialize>(magic: &[u8; 4], what: &'static str, value: &T) -> Result<Vec<u8>> {
+    let mut out = postcard::serialize_with_flavor(value, Grow(vec![0; HEADER])).map_err(failed(what))?;
+    let head = header(magic, what, out.len() - HEADER, crc32fast::hash(&out[HEADER..]))?;
+    out[..HEADER].copy_from_slice(&head);
+    Ok(out)
+}
+
+/// A buffer that grows as postcard writes into it.
+struct Grow(Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Grow {
+    type Output = Vec<u8>;
+    fn try_push(&mut self, b: u8) -> postcard::Result<()> {
+        self.0.push(b);
+        Ok(())
+    }
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(data);
+        Ok(())
+    }
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
+    }
+}
+
+fn failed(what: &'static str) -> impl Fn(postcard::Error) -> Error {
+    move |e| Error::Decode { what, reason: e.to_string() }
+}
+
+/// The envelope: magic, format version, payload length, CRC-32.
+fn header(magic: &[u8; 4], what: &'static str, size: usize, crc: u32) -> Result<[u8; HEADER]> {
     let len = u32::try_from(size).map_err(|_| Error::invalid("payload", format!("{what} over 4 GiB")))?;
     let mut header = [0u8; HEADER];
     header[..4].copy_from_slice(magic);
     header[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     header[6..10].copy_from_slice(&len.to_le_bytes());
     header[10..14].copy_from_slice(&crc.to_le_bytes());
-    sink.begin(HEADER + size);
-    sink.write(&header);
-    postcard::serialize_with_flavor(value, Pieces { buf: Vec::with_capacity(PIECE.min(size)), sink }).map_err(fail)
-}
-
-pub(crate) fn seal<T: Serialize>(magic: &[u8; 4], what: &'static str, value: &T) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    seal_into(magic, what, value, &mut out)?;
-    Ok(out)
+    Ok(header)
 }
 
 pub(crate) fn open<T: DeserializeOwned>(magic: &[u8; 4], what: &'static str, bytes: &[u8]) -> Result<T> {
@@ -210,4 +239,21 @@ pub fn encode_ops(ops: &[Op]) -> Result<Vec<u8>> {
 /// Decode a batch of ops.
 pub fn decode_ops(bytes: &[u8]) -> Result<Vec<Op>> {
     open(OPS_MAGIC, "op batch", bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_pass_and_streamed_sealing_write_the_same_bytes_and_open_back() {
+        let values: Vec<Vec<String>> = vec![vec![], vec!["a".into()], (0..20_000).map(|i| format!("value {i}")).collect()];
+        for v in values {
+            let one = seal(OPS_MAGIC, "test", &v).expect("seal");
+            let mut streamed = Vec::new();
+            seal_into(OPS_MAGIC, "test", &v, &mut streamed).expect("seal_into");
+            assert_eq!(one, streamed);
+            assert_eq!(open::<Vec<String>>(OPS_MAGIC, "test", &one).expect("open"), v);
+        }
+    }
 }
