@@ -1,69 +1,28 @@
-//! The sync wire format: a sequence of framed op batches, each with an id.
+//! The sync wire format, as the origin speaks it: the core's codec
+//! ([`engram_core::codec::frames`]) with its errors as `400 BAD_REQUEST`.
 //!
 //! ```text
 //! "EGS1" then, repeated to the end: u16 LE id length, id (UTF-8), u32 LE length, op batch
 //! ```
-//! The op batch is the core codec's encoding (`engram_core::encode_ops`). In a push the id
-//! is the client's batch id (`<replica>-<n>`, unique per replica), so a resent batch is
-//! recognised; in a pull it is the batch's sequence number at the origin.
+//! In a push the id is the client's batch id (`<replica>-<n>`, unique per replica), so a
+//! resent batch is recognised; in a pull it is the batch's sequence number at the origin.
 
 use crate::error::ApiError;
 
-const MAGIC: &[u8; 4] = b"EGS1";
-/// Longest batch id accepted.
-pub const MAX_ID: usize = 200;
-
-/// One framed batch.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    /// The batch id.
-    pub id: String,
-    /// The encoded op batch.
-    pub ops: Vec<u8>,
-}
+pub use engram_core::codec::frames::{Frame, MAX_ID};
 
 /// Encode frames into one body.
 pub fn encode(frames: &[Frame]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 + frames.iter().map(|f| 6 + f.id.len() + f.ops.len()).sum::<usize>());
-    out.extend_from_slice(MAGIC);
-    for f in frames {
-        out.extend_from_slice(&(f.id.len() as u16).to_le_bytes());
-        out.extend_from_slice(f.id.as_bytes());
-        out.extend_from_slice(&(f.ops.len() as u32).to_le_bytes());
-        out.extend_from_slice(&f.ops);
-    }
-    out
+    engram_core::codec::frames::encode_frames(frames)
 }
 
-/// Decode a body; an empty body is no frames.
+/// Decode a body; an empty body is no frames. A malformed one is `BAD_REQUEST`
+/// (`sync body: <what is wrong>`).
 pub fn decode(body: &[u8]) -> Result<Vec<Frame>, ApiError> {
-    if body.is_empty() {
-        return Ok(Vec::new());
-    }
-    let bad = |why: &str| ApiError::BadRequest(format!("sync body: {why}"));
-    let mut rest = body.strip_prefix(MAGIC.as_slice()).ok_or_else(|| bad("does not start with EGS1"))?;
-    let mut frames = Vec::new();
-    while !rest.is_empty() {
-        let (len, tail) = take::<2>(rest).ok_or_else(|| bad("truncated id length"))?;
-        let id_len = u16::from_le_bytes(len) as usize;
-        if id_len == 0 || id_len > MAX_ID || tail.len() < id_len {
-            return Err(bad("batch id missing, too long or truncated"));
-        }
-        let id = std::str::from_utf8(&tail[..id_len]).map_err(|_| bad("batch id is not UTF-8"))?.to_owned();
-        let (len, tail) = take::<4>(&tail[id_len..]).ok_or_else(|| bad("truncated batch length"))?;
-        let n = u32::from_le_bytes(len) as usize;
-        if tail.len() < n {
-            return Err(bad("truncated batch"));
-        }
-        frames.push(Frame { id, ops: tail[..n].to_vec() });
-        rest = &tail[n..];
-    }
-    Ok(frames)
-}
-
-fn take<const N: usize>(b: &[u8]) -> Option<([u8; N], &[u8])> {
-    let head: [u8; N] = b.get(..N)?.try_into().ok()?;
-    Some((head, &b[N..]))
+    engram_core::codec::frames::decode_frames(body).map_err(|e| match e {
+        engram_core::Error::Decode { reason, .. } => ApiError::BadRequest(format!("sync body: {reason}")),
+        other => ApiError::BadRequest(format!("sync body: {other}")),
+    })
 }
 
 #[cfg(test)]
@@ -85,6 +44,7 @@ mod tests {
             assert_eq!(err.code(), "BAD_REQUEST", "cut at {cut}");
         }
         assert_eq!(decode(b"XXXX").unwrap_err().code(), "BAD_REQUEST");
+        assert_eq!(decode(b"XXXX").unwrap_err().to_string(), "bad request: sync body: does not start with EGS1");
         assert_eq!(decode(b"EGS1").unwrap(), vec![], "the magic alone is an empty push");
     }
 }

@@ -5,6 +5,7 @@
 pub mod corpus;
 pub mod embed;
 pub mod extraction_eval;
+pub mod fuzzing;
 pub mod locomo;
 pub mod netsim;
 pub mod pii_eval;

@@ -2,6 +2,7 @@
 //! envelope — magic, format version, payload length, CRC-32 — around a postcard payload.
 //! A wrong magic, another version, a short or corrupt input is a typed error, never a panic.
 
+pub mod frames;
 pub mod snapshot;
 
 use serde::de::DeserializeOwned;
