@@ -43,3 +43,7 @@ export const Engine = glue.Engine;
 export const Tokenizer = glue.Tokenizer;
 export const StaticEmbedderCore = glue.StaticEmbedder;
 export const BertEmbedderCore = glue.BertEmbedder;
+
+/** Opaque texts in op batches, for encrypted sync (see `sync/opaque.ts`). */
+export const opaqueParts = glue.opaqueParts;
+export const opaqueJoin = glue.opaqueJoin;

@@ -23,6 +23,9 @@ import type { ChangeEvent, ContextOptions, ErrorEvent, OpenOptions, RecallOption
 import { Persistence, engineFromSnapshot, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
 import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncReport } from "./sync/client.js";
+import { fromOrigin, opaqueContext, toOrigin } from "./sync/opaque.js";
+import { importEncryptionKey } from "./encryption.js";
+import { encryptedStore } from "./storage/encrypted.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { StorageAdapter, StorageLock } from "./storage/types.js";
 import { loadTokenizer } from "./tokens.js";
@@ -51,6 +54,8 @@ export class Engram {
   /** The store's lock (one writer per namespace): taken by the first write, released by `close()`. */
   private storeLock: StorageLock | undefined;
   private lockTarget: { storage: StorageAdapter; name: string } | undefined;
+  /** `opts.encryption`'s key: storage is encrypted with it, and synced text (see `sync/opaque.ts`). */
+  private encryptionKey: CryptoKey | undefined;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -83,10 +88,13 @@ export class Engram {
     const scope: Scope = { tenant, user: opts.user, agent: opts.agent ?? null, session: null };
     const storage = opts.storage ?? new MemoryStorage();
     const prefix = opts.namespace ?? `engram/${tenant}/${opts.user}/`;
-    const persistence = new Persistence(storage, prefix, opts.compactEvery ?? 100);
+    // Encryption at rest: a wrong or missing key is refused here, before anything is read or locked.
+    const key = opts.encryption === undefined ? undefined : await importEncryptionKey(opts.encryption);
+    const persistence = new Persistence(await encryptedStore(storage, prefix, key), prefix, opts.compactEvery ?? 100);
     persistence.outbox = opts.sync !== undefined;
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica);
+    e.encryptionKey = key;
     // One writer per store where there are no Web Locks: see `writerLock`.
     if (!(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks && storage.lock) e.lockTarget = { storage, name: prefix };
     if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
@@ -515,24 +523,33 @@ export class Engram {
 
   /** What the sync client may do: read the outbox and cursor, apply received batches. */
   private syncHooks() {
+    const key = () => this.encryptionKey;
+    const aad = opaqueContext(this.scope.tenant, this.scope.user);
     return {
       replica: this.replica,
       outbox: async (max: number) => {
         await this.ensureLock(); // a sync writes (the outbox, the cursor, what it pulls): one writer
-        return this.persistence.pendingOutbox(max);
+        const batches = await this.persistence.pendingOutbox(max);
+        const k = key();
+        // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
+        return k ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, k, aad) }))) : batches;
       },
       accepted: (seqs: number[]) => this.persistence.dropOutbox(seqs),
       cursor: async () => (await this.persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
       setCursor: (cursor: number) => this.persistence.putMeta("sync", { cursor }),
-      apply: (batches: Uint8Array[]) =>
-        this.mutate("pull", async () => {
+      apply: async (pulled: Uint8Array[]) => {
+        // Opaque texts decrypted first: a batch that needs another key fails the pull whole.
+        const batches: Uint8Array[] = [];
+        for (const b of pulled) batches.push(await fromOrigin(b, key(), aad));
+        return this.mutate("pull", async () => {
           let n = 0;
           for (const b of batches) {
             n += this.engine.applyOps(b);
             await this.persistence.append(this.engine, b);
           }
           return { value: n, ids: [] };
-        }),
+        });
+      },
       emit: (e: SyncEvent | SyncErrorEvent) => this.emit(e),
     };
   }

@@ -49,6 +49,8 @@ export const CODE_CLASSES: Readonly<Record<string, typeof EngramError>> = {
   EMBED_MODEL: EngramDataError,
   // The binding's own: a core value it could not hand to JS.
   ENCODE: EngramDataError,
+  // The SDK's own: a store or pulled memories that need another encryption key (or one).
+  ENCRYPTION_KEY: EngramInputError,
 };
 
 /**

@@ -15,6 +15,7 @@ export { Session } from "./session.js";
 export type { SyncOptions, SyncReport, SyncEvent, SyncErrorEvent } from "./sync/client.js";
 export { encodeFrames, decodeFrames, type Frame } from "./sync/frames.js";
 export type { StorageAdapter } from "./storage/types.js";
+export type { EncryptionOptions } from "./encryption.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDbStorage } from "./storage/indexeddb.js";
 export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from "./storage/cloudflare.js";

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Embedder } from "./embed/types.js";
+import type { EncryptionOptions } from "./encryption.js";
 import type { EngramError } from "./errors.js";
 import type { Extractor } from "./extract/llm.js";
 import type { StorageAdapter } from "./storage/types.js";
@@ -51,6 +52,16 @@ export interface OpenOptions {
    * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
    */
   redactionKey?: Uint8Array;
+  /**
+   * Encryption at rest with a key the user holds (AES-256-GCM, WebCrypto): every value
+   * written to `storage` is encrypted, and with `sync` the origin receives the text (and
+   * embedding) of non-public memories and session summaries only as ciphertext. Ids,
+   * stamps, scopes, kinds, fact keys, tags, graph edges and attributes and session state
+   * stay readable: they drive last-writer-wins, forget and the origin's views. A store
+   * opened with the wrong key, an encrypted store opened without one, and a plaintext
+   * store opened with one are `ENCRYPTION_KEY` errors; nothing is changed.
+   */
+  encryption?: EncryptionOptions;
   /**
    * Sync with an engram origin: local changes are kept in a persisted outbox until the
    * origin accepts them, and changes from the user's other devices are pulled and applied.

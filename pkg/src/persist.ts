@@ -95,8 +95,12 @@ export class Persistence {
     let engine: CoreEngine | undefined;
     let base = 0;
     for (const gen of ["current", "previous"] as const) {
-      const bytes = await this.storage.get(this.key(`snapshot/${gen}`));
-      if (!bytes) continue;
+      // An encrypted value that fails its tag (storage/encrypted.ts) is corrupt like any other.
+      const bytes = await this.storage.get(this.key(`snapshot/${gen}`)).catch(corrupt);
+      if (!bytes) {
+        if (bytes === null) report.corrupt.push(`snapshot/${gen}`);
+        continue;
+      }
       const seq = readHeader(bytes);
       try {
         if (seq === undefined) throw new Error("bad snapshot header");
@@ -115,9 +119,10 @@ export class Persistence {
       if (!Number.isFinite(seq)) continue;
       this.nextSeq = Math.max(this.nextSeq, seq + 1);
       if (seq <= base) continue;
-      const bytes = await this.storage.get(k);
-      if (!bytes) continue;
+      const bytes = await this.storage.get(k).catch(corrupt);
       try {
+        if (bytes === undefined) continue;
+        if (bytes === null) throw new Error("unreadable");
         engine.applyOps(bytes);
         report.replayedBatches++;
       } catch {
@@ -259,6 +264,12 @@ export class Persistence {
   async wipe(): Promise<void> {
     for (const k of await this.storage.list(this.prefix)) await this.storage.delete(k);
   }
+}
+
+/** A value that exists but cannot be read (`CHECKSUM` from an encrypted store) is `null`; other storage errors stay errors. */
+function corrupt(e: unknown): null {
+  if ((e as { code?: unknown })?.code === "CHECKSUM") return null;
+  throw e;
 }
 
 /** The meta document that says the store's whole state was queued for the origin. */

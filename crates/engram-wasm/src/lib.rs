@@ -10,6 +10,7 @@ mod embedder;
 mod engine;
 mod error;
 mod knowledge;
+mod opaque;
 mod tokens;
 
 pub use embedder::{BertEmbedder, StaticEmbedder};

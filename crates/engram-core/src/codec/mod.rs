@@ -3,6 +3,7 @@
 //! A wrong magic, another version, a short or corrupt input is a typed error, never a panic.
 
 pub mod frames;
+pub mod opaque;
 pub mod snapshot;
 
 use serde::de::DeserializeOwned;
