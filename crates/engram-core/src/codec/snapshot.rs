@@ -13,7 +13,7 @@ use crate::codec::{check_source, seal_into, ByteSink, ByteSource, HEADER, PIECE,
 use crate::codec::seal;
 use crate::engine::config::Config;
 use crate::engine::partition::{Partition, Session};
-use crate::engine::sync::Op;
+use crate::ops::Op;
 use crate::engine::{EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::graph::Graph;

@@ -17,6 +17,8 @@ pub mod cues;
 pub mod context;
 pub mod partition;
 pub mod recall;
+pub mod relations;
+pub mod resolution;
 pub mod render;
 pub mod sync;
 pub mod timeline;
@@ -34,7 +36,7 @@ use crate::pii::RedactionKey;
 use crate::tokens::{TokenCount, Tokenizer};
 pub use config::{ChannelWeights, Config};
 use partition::Partition;
-use sync::Op;
+use crate::ops::Op;
 
 /// Which embedder produced the vectors of this store. Mixing embedders is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::partition::Partition;
-use crate::engine::sync::{Op, OpBody};
+use crate::ops::{Op, OpBody};
 use crate::engine::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;

@@ -1,9 +1,9 @@
 //! The write path: validate → PII → normalize → exact dedup → near-duplicate → conflict
 //! policy (supersession) → insert → op. Chat turns (see `working`) use the insert step only.
 
-use crate::engine::conflict::{Incoming, Resolution};
+use crate::engine::resolution::{Incoming, Resolution};
 use crate::engine::partition::Partition;
-use crate::engine::sync::{Op, OpBody};
+use crate::ops::{Op, OpBody};
 use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;

@@ -9,36 +9,8 @@ use std::sync::Mutex;
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::tokens::pretokenize::next_piece;
+use crate::tokens::pretokenize::{next_piece, Encoding};
 use crate::tokens::table::RankTable;
-
-/// The encodings engram knows how to pre-tokenize.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// GPT-4o / GPT-4.1 / o-series / GPT-5. The default.
-    O200kBase,
-    /// GPT-4 / GPT-3.5.
-    Cl100kBase,
-}
-
-impl Encoding {
-    /// The name tiktoken uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::O200kBase => "o200k_base",
-            Encoding::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    /// Look an encoding up by its tiktoken name.
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "o200k_base" => Ok(Encoding::O200kBase),
-            "cl100k_base" => Ok(Encoding::Cl100kBase),
-            other => Err(Error::TokenTable(format!("unknown encoding {other:?}; expected o200k_base or cl100k_base"))),
-        }
-    }
-}
 
 /// A ready-to-use BPE tokenizer: a rank table and its pre-tokenizer.
 #[derive(Debug)]

@@ -8,7 +8,8 @@ pub mod table;
 
 use std::sync::Arc;
 
-pub use bpe::{Bpe, Encoding};
+pub use bpe::Bpe;
+pub use pretokenize::Encoding;
 pub use table::RankTable;
 
 /// A count and whether it is exact (a table was loaded) or an estimate.

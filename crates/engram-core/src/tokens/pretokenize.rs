@@ -10,7 +10,7 @@
 
 use unicode_general_category::{get_general_category, GeneralCategory as G};
 
-use crate::tokens::bpe::Encoding;
+use crate::error::{Error, Result};
 
 /// General category, with ASCII answered without a table search (every ASCII char that is
 /// not a letter or digit is reported as punctuation: the scanners only ask about letters,
@@ -82,6 +82,34 @@ fn contraction(s: &str) -> usize {
 #[inline]
 fn run(s: &str, f: impl Fn(char) -> bool) -> usize {
     s.char_indices().find(|&(_, c)| !f(c)).map_or(s.len(), |(i, _)| i)
+}
+
+/// The encodings engram knows how to pre-tokenize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// GPT-4o / GPT-4.1 / o-series / GPT-5. The default.
+    O200kBase,
+    /// GPT-4 / GPT-3.5.
+    Cl100kBase,
+}
+
+impl Encoding {
+    /// The name tiktoken uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// Look an encoding up by its tiktoken name.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "o200k_base" => Ok(Encoding::O200kBase),
+            "cl100k_base" => Ok(Encoding::Cl100kBase),
+            other => Err(Error::TokenTable(format!("unknown encoding {other:?}; expected o200k_base or cl100k_base"))),
+        }
+    }
 }
 
 /// The end (relative to `s`) of a piece at the start of `s`; `s` is not empty.
