@@ -13,49 +13,40 @@
  * ```
  * @module
  */
-import { Engine, loadCore, type CoreEngine, type CoreTokenizer } from "./core.js";
+import { loadCore } from "./core.js";
 import { defaultEmbedder } from "./embed/static.js";
 import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./extract/llm.js";
-import { Learner, type LearnerHooks, type LearnReport } from "./learn.js";
-import { EngramError, EngramFatalError, EngramInputError, EngramIoError, fromCore } from "./errors.js";
-import type { ChangeEvent, ContextOptions, ErrorEvent, OpenOptions, RecallOptions } from "./options.js";
-import { Persistence, engineFromSnapshot, type OpenReport } from "./persist.js";
+import { Learner, type LearnReport } from "./learn.js";
+import { EngramInputError } from "./errors.js";
+import { Knowledge } from "./knowledge.js";
+import { Lifetime, type Listener } from "./lifetime.js";
+import type { ContextOptions, OpenOptions, RecallOptions } from "./options.js";
+import { Persistence, type OpenReport } from "./persist.js";
 import { Session } from "./session.js";
-import { SyncClient, type SyncErrorEvent, type SyncEvent, type SyncReport } from "./sync/client.js";
-import { fromOrigin, opaqueContext, toOrigin } from "./sync/opaque.js";
+import { sessionHooks } from "./session-hooks.js";
+import { SyncClient, type SyncReport } from "./sync/client.js";
+import { seedSync, syncHooks } from "./sync/hooks.js";
 import { importEncryptionKey } from "./encryption.js";
 import { encryptedStore } from "./storage/encrypted.js";
 import { MemoryStorage } from "./storage/memory.js";
-import type { StorageAdapter, StorageLock } from "./storage/types.js";
-import { loadTokenizer } from "./tokens.js";
+import type { StorageAdapter } from "./storage/types.js";
 import type {
-  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Role,
-  Scope, TokenCount, WriteOutcome,
+  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Scope, TokenCount, WriteOutcome,
 } from "./types.js";
-
-type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent;
-type Listener = (e: AnyEvent) => void;
-
-
-const MAX_TEXT = 32 * 1024;
+import { WriterLock } from "./writer-lock.js";
+import { Writer, checkText } from "./write.js";
 
 /** A user's memory. Create with {@link Engram.open}. */
 export class Engram {
-  private engine!: CoreEngine;
-  private tokenizer: CoreTokenizer | undefined;
-  private tokenizerLoad: Promise<void> | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly listeners = new Set<Listener>();
-  private closed = false;
+  // The parts it delegates to: the handle's lifetime (load, write queue, trap recovery, token
+  // table), the write path, the graph/review/redaction, and the sync client with its hooks.
+  private readonly life: Lifetime;
+  private readonly writer: Writer;
+  private readonly knowledge: Knowledge;
   private readonly learner: Learner;
   private readonly vectors: Vectors;
-  private syncClient: SyncClient | undefined;
-  /** The store's lock (one writer per namespace): taken by the first write, released by `close()`. */
-  private storeLock: StorageLock | undefined;
-  private lockTarget: { storage: StorageAdapter; name: string } | undefined;
-  /** `opts.encryption`'s key: storage is encrypted with it, and synced text (see `sync/opaque.ts`). */
-  private encryptionKey: CryptoKey | undefined;
+  private readonly syncClient: SyncClient | undefined;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -73,9 +64,20 @@ export class Engram {
     private readonly scope: Scope,
     private readonly persistence: Persistence,
     private readonly replica: number,
+    storage: StorageAdapter,
+    prefix: string,
+    encryptionKey: CryptoKey | undefined,
   ) {
-    this.learner = new Learner(this.hooks());
     this.vectors = new Vectors(opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined);
+    const lock = new WriterLock(prefix, storage);
+    this.life = new Lifetime(opts, persistence, replica, this.vectors.embedder, lock, (report) => (this.openReport = report));
+    this.writer = new Writer(this.life, this.vectors, scope, opts.embedTurns ?? true);
+    this.knowledge = new Knowledge(this.life, scope);
+    this.learner = new Learner(this.writer.learnerHooks());
+    if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
+    this.life.onWritten = (type) => {
+      if (type !== "pull") this.syncClient?.poke();
+    };
   }
 
   /** Open (or create) the memory of `opts.user`. */
@@ -93,111 +95,58 @@ export class Engram {
     const persistence = new Persistence(await encryptedStore(storage, prefix, key), prefix, opts.compactEvery ?? 100);
     persistence.outbox = opts.sync !== undefined;
     const replica = await persistence.replica();
-    const e = new Engram(opts, scope, persistence, replica);
-    e.encryptionKey = key;
-    // One writer per store where there are no Web Locks: see `writerLock`.
-    if (!(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks && storage.lock) e.lockTarget = { storage, name: prefix };
-    if (opts.sync) e.syncClient = new SyncClient(opts.sync, e.syncHooks());
-    await e.exclusive(async () => {
+    const e = new Engram(opts, scope, persistence, replica, storage, prefix, key);
+    const { life } = e;
+    await life.lock.exclusive(async () => {
       // The first open with sync queues the store's whole state (a write: under the lock).
-      const seed = opts.sync !== undefined && (await persistence.needsSeed()) && (await e.mayWrite());
+      const seed = opts.sync !== undefined && (await persistence.needsSeed()) && (await life.lock.mayWrite());
       try {
-        await e.load();
-        if (seed) await e.seedSync();
+        await life.load();
+        if (seed) await seedSync(life, persistence, e.openReport);
       } catch (err) {
-        await e.storeLock?.release();
-        e.storeLock = undefined;
+        await life.lock.release();
         throw err;
       }
     });
-    e.listenToOtherTabs(prefix);
+    life.listenToOtherTabs(prefix);
     e.syncClient?.start();
-    if (opts.tokenizer !== false) {
-      const t = opts.tokenizer ?? {};
-      e.tokenizerLoad = loadTokenizer(t.encoding ?? "o200k_base", t.table).then(
-        (tok) => e.useTokenizer(tok),
-        () => undefined, // stays on estimates; `tokenizerReady()` reports the failure
-      );
-    }
+    life.startTokenizer();
     return e;
   }
 
-  private async load(): Promise<void> {
-    // The store remembers which embedder made its vectors; another one is refused before
-    // anything is replayed, with both names in the message.
-    const emb = this.vectors.embedder;
-    const stored = await this.persistence.getMeta<{ id: string; dim: number }>("embedder");
-    if (emb && stored && (stored.id !== emb.id || stored.dim !== emb.dimension)) {
-      throw new EngramInputError(
-        "INVALID_INPUT",
-        `this store holds ${stored.dim}-d vectors from embedder "${stored.id}"; open another namespace for "${emb.id}" (${emb.dimension}-d)`,
-      );
-    }
-    if (emb && !stored) await this.persistence.putMeta("embedder", { id: emb.id, dim: emb.dimension });
-    const declared = stored ?? (emb ? { id: emb.id, dim: emb.dimension } : undefined);
-    const fresh = () => {
-      const e = new Engine(this.opts.config, this.replica);
-      if (declared) e.setEmbedder(declared.id, declared.dim);
-      return e;
-    };
-    try {
-      const { engine, report } = await this.persistence.open(fresh);
-      // A snapshot carries the settings it was saved with; this open's settings win.
-      if (report.snapshot !== "none") {
-        try {
-          engine.setConfig(this.opts.config);
-        } catch (e) {
-          engine.free();
-          throw e;
-        }
-      }
-      this.engine = engine;
-      this.openReport = report;
-    } catch (e) {
-      throw fromCore(e);
-    }
-    if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
-    if (this.opts.redactionKey) this.call(() => this.engine.setRedactionKey(this.opts.redactionKey));
+  /** The channel other tabs announce writes on (the SDK's tests silence it to play a frozen tab). */
+  private get channel(): BroadcastChannel | undefined {
+    return this.life.channel;
   }
 
   /** Resolves when the exact token table is loaded; rejects if it cannot be. */
   async tokenizerReady(): Promise<void> {
-    await this.tokenizerLoad;
-    if (!this.tokenizer) {
-      const t = this.opts.tokenizer === false ? undefined : this.opts.tokenizer;
-      await loadTokenizer(t?.encoding ?? "o200k_base", t?.table); // rethrows the load error
-    }
+    await this.life.tokenizerReady();
   }
 
   /** Count tokens: exact once the table is loaded, an estimate before (and says which). */
   countTokens(text: string): TokenCount {
-    return this.call(() => this.engine.countTokens(text) as TokenCount);
+    return this.life.call(() => this.life.engine.countTokens(text) as TokenCount);
   }
 
   /** Subscribe to change events; returns the unsubscribe function. */
   on(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.life.on(listener);
   }
 
   /** Remember a memory (a string is a user-stated fact). */
   async remember(input: string | MemoryInput): Promise<WriteOutcome> {
     const m: MemoryInput = typeof input === "string" ? { text: input } : input;
     checkText(m?.text, "text");
-    return this.mutate("remember", async () => {
-      const [out] = await this.writeMany([m]);
-      return { value: out, ids: [out.id, ...out.superseded] };
-    });
+    const [out] = await this.writer.remember([m]);
+    return out;
   }
 
   /** Remember several memories, embedding them in one batch. */
   async rememberMany(inputs: (string | MemoryInput)[]): Promise<WriteOutcome[]> {
     const ms = inputs.map((i) => (typeof i === "string" ? { text: i } : i));
     ms.forEach((m) => checkText(m?.text, "text"));
-    return this.mutate("remember", async () => {
-      const outs = await this.writeMany(ms);
-      return { value: outs, ids: outs.flatMap((o) => [o.id, ...o.superseded]) };
-    });
+    return this.writer.remember(ms);
   }
 
   /**
@@ -208,37 +157,9 @@ export class Engram {
    * background (see {@link Engram.idle}); this call never waits for it.
    */
   async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
-    if (!Array.isArray(turns)) throw new EngramInputError("INVALID_INPUT", "observe(turns) needs an array of { role, text }");
-    if (typeof opts?.session !== "string" || opts.session.length === 0) {
-      throw new EngramInputError("INVALID_INPUT", "observe(turns, { session }) needs a non-empty session id");
-    }
-    // Every turn is checked before any is written, and the turns go in as one write (which
-    // is undone if the core refuses a later turn), so a bad batch writes nothing.
-    const batch = turns.map((t: unknown, i): { role: Role; text: string } => {
-      if (t === null || typeof t !== "object") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i} must be a { role, text } object`);
-      const { role, text } = t as { role: unknown; text: unknown };
-      if (typeof role !== "string") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i}: role must be a string, got ${role === null ? "null" : typeof role}`);
-      checkText(text, `turn ${i} text`);
-      return { role: role as Role, text };
-    });
-    await this.ready();
-    const facts: (MemoryInput & { link?: unknown })[] = [];
-    for (const t of batch) {
-      if (t.role !== "user") continue;
-      const found = this.call(() => this.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
-      for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
-    }
-    const ids = await this.appendTurns(opts.session, batch);
-    const remembered = !facts.length
-      ? []
-      : await this.mutate("remember", async () => {
-          const outs = await this.writeMany(facts);
-          const now = this.now();
-          outs.forEach((o, i) => this.engine.linkExtracted(this.scope, facts[i].link ?? null, o, now));
-          return { value: outs, ids: outs.flatMap((o) => [o.id, ...o.superseded]) };
-        });
+    const observed = await this.writer.observe(turns, opts);
     if (this.opts.extractor) this.learner.later(this.opts.extractor, turns);
-    return { turns: ids, remembered };
+    return observed;
   }
 
   /**
@@ -256,49 +177,40 @@ export class Engram {
   /** Resolves when background work (LLM extraction started by `observe`, a rebuild after a trap) has finished. */
   async idle(): Promise<void> {
     await this.learner.idle();
-    await this.rebuilding?.catch(() => undefined);
+    await this.life.idle();
   }
 
   /** Settle a value flagged for review (`list({ pendingReview: true })`). */
   async resolveReview(id: string, decision: Exclude<Resolution, "flag">): Promise<WriteOutcome> {
-    return this.mutate("review", async () => {
-      const out = this.engine.resolveReview(this.scope, id, decision, this.now()) as WriteOutcome;
-      return { value: out, ids: [id, ...out.superseded] };
-    });
+    return this.knowledge.resolveReview(id, decision);
   }
 
   /** A memory's text with its sealed PII opened by the user's 32-byte `key`. */
   reveal(id: string, key: Uint8Array): string {
-    return this.call(() => this.engine.reveal(this.scope, id, key));
+    return this.knowledge.reveal(id, key);
   }
 
   /** Add (or with `{ present: false }` remove) the relation `from —rel→ to` in this user's graph. */
   async relate(from: EntityRef, rel: string, to: EntityRef, opts: { present?: boolean; record?: string } = {}): Promise<void> {
-    await this.mutate("graph", async () => {
-      this.engine.relate(this.scope, { from, rel, to, present: opts.present ?? true, record: opts.record ?? null }, this.now());
-      return { value: undefined, ids: [] };
-    });
+    await this.knowledge.relate(from, rel, to, opts);
   }
 
   /** Set an attribute of an entity (e.g. a task's `status`). */
   async setEntityAttribute(entity: EntityRef, attribute: string, value: string): Promise<void> {
-    await this.mutate("graph", async () => {
-      this.engine.setEntityAttribute(this.scope, entity, attribute, value, this.now());
-      return { value: undefined, ids: [] };
-    });
+    await this.knowledge.setEntityAttribute(entity, attribute, value);
   }
 
   /** Answer a named graph template. */
   graph(query: GraphQuery): GraphAnswer {
-    return this.call(() => this.engine.graphQuery(this.scope, query) as GraphAnswer);
+    return this.knowledge.graph(query);
   }
 
   /** Recall memories relevant to `query`. Small talk returns no hits (route `"small-talk"`). */
   async recall(query: string, opts: RecallOptions = {}): Promise<Recall> {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
-    await this.ready();
-    return this.call(() => this.engine.recall(this.scope, { text: query, ...opts }, vector, this.now()) as Recall);
+    await this.life.ready();
+    return this.life.call(() => this.life.engine.recall(this.scope, { text: query, ...opts }, vector, this.life.now()) as Recall);
   }
 
   /** The prompt context for `query` under an exact token budget, memories framed as untrusted data. */
@@ -307,66 +219,52 @@ export class Engram {
     const vector = await this.vectors.query(query);
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null };
-    await this.ready();
-    return this.call(() => this.engine.buildContext(scope, req, vector, this.now()) as Context);
+    await this.life.ready();
+    return this.life.call(() => this.life.engine.buildContext(scope, req, vector, this.life.now()) as Context);
   }
 
   /** Working memory of one session. */
   session(id: string): Session {
     if (typeof id !== "string" || id.length === 0) throw new EngramInputError("INVALID_INPUT", "session id must be a non-empty string");
-    return new Session(this, id);
+    return new Session(sessionHooks(this.life, this.writer, this.scope), id);
   }
 
   /** Everything remembered about this user (transparency), oldest first. */
   async list(filter: ListFilter = {}): Promise<MemoryRecord[]> {
-    await this.ready();
-    return this.call(() => this.engine.list(this.scope, filter, this.now()) as MemoryRecord[]);
+    await this.life.ready();
+    return this.life.call(() => this.life.engine.list(this.scope, filter, this.life.now()) as MemoryRecord[]);
   }
 
   /** How many records are stored for this user. */
   count(): number {
-    return this.call(() => this.engine.count(this.scope));
+    return this.life.call(() => this.life.engine.count(this.scope));
   }
 
   /** Delete one memory; false when it did not exist. */
   async forget(id: string): Promise<boolean> {
-    return this.mutate("forget", async () => ({ value: this.engine.forget(this.scope, id, this.now()) as boolean, ids: [id] }));
+    return this.life.mutate("forget", async () => ({ value: this.life.engine.forget(this.scope, id, this.life.now()) as boolean, ids: [id] }));
   }
 
   /** Forget everything about this user, here and (through sync) everywhere. */
   async forgetUser(): Promise<number> {
-    return this.mutate("forget-user", async () => ({ value: this.engine.forgetUser(this.scope, this.now()), ids: [] }));
+    return this.life.mutate("forget-user", async () => ({ value: this.life.engine.forgetUser(this.scope, this.life.now()), ids: [] }));
   }
 
   /** The engine's state as bytes (versioned, checksummed). */
   exportSnapshot(): Uint8Array {
-    return this.call(() => this.engine.snapshot());
+    return this.life.call(() => this.life.engine.snapshot());
   }
 
   /** Replace the state with a snapshot; persisted as a new snapshot generation. */
   async importSnapshot(bytes: Uint8Array): Promise<void> {
     if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
-    await this.mutate("import", async () => {
-      const next = this.call(() => engineFromSnapshot(bytes, this.replica));
-      try {
-        this.call(() => next.setConfig(this.opts.config));
-      } catch (e) {
-        next.free();
-        throw e;
-      }
-      this.engine.free();
-      this.engine = next;
-      if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
-      if (this.opts.redactionKey) this.engine.setRedactionKey(this.opts.redactionKey);
-      await this.persistence.compact(this.engine);
-      return { value: undefined, ids: [] };
-    });
+    await this.life.importSnapshot(bytes);
   }
 
   /** Write a snapshot now (otherwise one is written every `compactEvery` op batches). */
   async compact(): Promise<void> {
-    await this.mutate("session", async () => {
-      await this.persistence.compact(this.engine);
+    await this.life.mutate("session", async () => {
+      await this.persistence.compact(this.life.engine);
       return { value: undefined, ids: [] };
     });
   }
@@ -377,7 +275,7 @@ export class Engram {
    * `SYNC_UNAVAILABLE`, `SYNC_UNAUTHORIZED`, …); nothing is lost on failure — run it again.
    */
   async sync(): Promise<SyncReport> {
-    this.assertOpen();
+    this.life.assertOpen();
     if (!this.syncClient) throw new EngramInputError("INVALID_INPUT", "open({ sync: { url, token } }) to sync");
     return this.syncClient.sync();
   }
@@ -393,419 +291,25 @@ export class Engram {
    * and when another tab announces one (emitting a `pull` change event).
    */
   async refresh(): Promise<boolean> {
-    let reloaded = false;
-    await this.mutate("pull", async () => {
-      reloaded = this.reloadedBeforeWrite;
-      return { value: undefined, ids: [] };
-    });
-    return reloaded;
+    return this.life.refresh();
   }
 
   /** Release the wasm memory of this instance. */
   async close(): Promise<void> {
-    this.channel?.close();
-    this.channel = undefined;
+    this.life.stopListening();
     await this.syncClient?.stop();
     await this.learner.idle();
-    await this.queue.catch(() => undefined);
-    if (!this.closed) this.freeEngine();
-    this.closed = true;
-    await this.storeLock?.release();
-    this.storeLock = undefined;
+    await this.life.close();
   }
 
-  /** Free the handle; one a failed call left borrowed cannot be freed, and is dropped instead. */
-  private freeEngine(): void {
-    const engine = this.engine;
-    this.engine = undefined as unknown as CoreEngine;
-    try {
-      engine?.free();
-    } catch {
-      // wasm-bindgen refuses to free a borrowed handle; its memory stays with the module
-    }
-  }
-
-  /** Give a loaded token table to the engine (a rebuilt one takes it from `this.tokenizer`). */
-  private useTokenizer(tok: CoreTokenizer): void {
-    this.tokenizer = tok;
-    // The instance may have been closed (its handle freed), or be rebuilding after a trap.
-    if (this.closed || !this.engine) return;
-    try {
-      this.engine.setTokenizer(tok);
-    } catch (e) {
-      // Never thrown into the loader's promise (nobody awaits it): a broken handle is
-      // dropped and rebuilt with the table; anything else leaves counts as estimates.
-      if (this.handle(e) instanceof EngramFatalError) this.rebuild().catch(() => undefined);
-    }
-  }
-
-  /** @internal */ async _appendTurn(session: string, role: Role, text: string): Promise<string> {
-    checkText(text, "text");
-    const [id] = await this.appendTurns(session, [{ role, text }]);
-    return id;
-  }
-
-  /** Append turns as one write: all of them or none (see `undo`). The texts are embedded first. */
-  private appendTurns(session: string, turns: { role: Role; text: string }[]): Promise<string[]> {
-    return this.mutate("turn", async () => {
-      const scope = { ...this.scope, session };
-      const embed = this.opts.embedTurns ?? true;
-      const vectors = embed ? await this.vectors.many(turns.map((t) => this.engine.scrubTurn(t.text))) : [];
-      const ids = turns.map((t, i) => this.engine.appendTurn(scope, t.role, t.text, vectors[i], this.now()) as string);
-      return { value: ids, ids };
-    });
-  }
-  /** @internal */ async _recentTurns(session: string, n?: number): Promise<MemoryRecord[]> {
-    // The binding takes a u32 and its glue converts with `n >>> 0` (-1 would become 2^32 - 1,
-    // 1.5 would become 1), so the value is checked here, before it is converted.
-    if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) {
-      throw new EngramInputError("INVALID_INPUT", `recent(n): n must be a non-negative integer, got ${typeof n === "number" ? n : typeof n}`);
-    }
-    await this.ready();
-    // Any n past u32 means every turn.
-    const max = n === undefined ? undefined : Math.min(n, 0xffff_ffff);
-    return this.call(() => this.engine.recentTurns({ ...this.scope, session }, max) as MemoryRecord[]);
-  }
-  /** @internal */ async _sessionSet(session: string, key: string, value: string): Promise<void> {
-    await this.mutate("session", async () => {
-      this.engine.sessionSet({ ...this.scope, session }, key, value, this.now());
-      return { value: undefined, ids: [] };
-    });
-  }
-  /** @internal */ async _sessionState(session: string): Promise<Record<string, string>> {
-    await this.ready();
-    return this.call(() => this.engine.sessionState({ ...this.scope, session }, this.now()) as Record<string, string>);
-  }
-  /** @internal */ async _setSummary(session: string, text: string): Promise<void> {
-    checkText(text, "summary");
-    await this.mutate("session", async () => {
-      this.engine.setSummary({ ...this.scope, session }, text, this.now());
-      return { value: undefined, ids: [] };
-    });
-  }
   /** @internal For the SDK's own tests: make the wasm core trap inside a read (`call`). */
   _trapInReadForTests(): void {
-    this.call(() => (this.engine as unknown as { trapForTests(): void }).trapForTests());
+    this.life.trapForTests("read");
   }
   /** @internal For the SDK's own tests: make the wasm core trap inside a call. */
   async _trapForTests(): Promise<void> {
-    await this.mutate("session", async () => {
-      (this.engine as unknown as { trapForTests(): void }).trapForTests();
-      return { value: undefined, ids: [] };
-    });
+    await this.life.trapForTests("write");
   }
-
-  /**
-   * Scrub, embed and remember, inside `mutate`. What is embedded is the text as it will be
-   * stored (PII redacted), never the raw one; nothing is embedded for a dropped input.
-   */
-  private async writeMany(ms: MemoryInput[]): Promise<WriteOutcome[]> {
-    const stored = ms.map((m) => (this.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text);
-    const wanted = stored.flatMap((t, i) => (t !== null && !ms[i].embedding ? [i] : []));
-    const vs = await this.vectors.many(wanted.map((i) => stored[i] as string));
-    const vectors = new Map(wanted.map((i, j) => [i, vs[j]]));
-    const now = this.now();
-    return ms.map((m, i) => {
-      const { embedding, link: _l, ...plain } = m as MemoryInput & { link?: unknown };
-      return this.engine.remember(this.scope, plain, embedding ?? vectors.get(i), now) as WriteOutcome;
-    });
-  }
-
-  /** What the learner may do: read current memories, and write a validated batch atomically. */
-  private hooks() {
-    return {
-      shown: () => this.call(() => this.engine.list(this.scope, {}, this.now()) as MemoryRecord[]),
-      apply: (type: "learn", f: Parameters<LearnerHooks["apply"]>[1]) =>
-        this.mutate(type, () => f(this.engine, this.scope, (ms) => this.writeMany(ms), this.now())),
-      emit: (e: ErrorEvent) => this.emit(e),
-    };
-  }
-
-  /** What the sync client may do: read the outbox and cursor, apply received batches. */
-  private syncHooks() {
-    const key = () => this.encryptionKey;
-    const aad = opaqueContext(this.scope.tenant, this.scope.user);
-    return {
-      replica: this.replica,
-      outbox: async (max: number) => {
-        await this.ensureLock(); // a sync writes (the outbox, the cursor, what it pulls): one writer
-        const batches = await this.persistence.pendingOutbox(max);
-        const k = key();
-        // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
-        return k ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, k, aad) }))) : batches;
-      },
-      accepted: (seqs: number[]) => this.persistence.dropOutbox(seqs),
-      cursor: async () => (await this.persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
-      setCursor: (cursor: number) => this.persistence.putMeta("sync", { cursor }),
-      apply: async (pulled: Uint8Array[]) => {
-        // Opaque texts decrypted first: a batch that needs another key fails the pull whole.
-        const batches: Uint8Array[] = [];
-        for (const b of pulled) batches.push(await fromOrigin(b, key(), aad));
-        return this.mutate("pull", async () => {
-          let n = 0;
-          for (const b of batches) {
-            n += this.engine.applyOps(b);
-            await this.persistence.append(this.engine, b);
-          }
-          return { value: n, ids: [] };
-        });
-      },
-      emit: (e: SyncEvent | SyncErrorEvent) => this.emit(e),
-    };
-  }
-
-  private emit(event: AnyEvent): void {
-    for (const l of this.listeners) {
-      try {
-        l(event);
-      } catch {
-        // a listener's error is its own
-      }
-    }
-  }
-
-  private now(): number {
-    return Math.floor((this.opts.now ?? Date.now)());
-  }
-
-  /**
-   * Run a read against the core, mapping errors. After a trap the handle is gone: the
-   * rebuild from storage is queued behind the writes in flight, and a read before it
-   * finishes is refused (async reads await it first).
-   */
-  private call<T>(f: () => T): T {
-    this.assertOpen();
-    if (!this.engine) {
-      void this.rebuild().catch(() => undefined);
-      throw new EngramFatalError("WASM_TRAP", "the wasm core trapped and is being rebuilt from storage; await mem.idle() and retry");
-    }
-    try {
-      return f();
-    } catch (e) {
-      const err = this.handle(e);
-      if (err instanceof EngramFatalError) void this.rebuild().catch(() => undefined);
-      throw err;
-    }
-  }
-
-  /** Before an async read: wait for a rebuild after a trap, starting one if none is running. */
-  private async ready(): Promise<void> {
-    this.assertOpen();
-    if (!this.engine) await this.rebuild();
-  }
-
-  private rebuilding: Promise<void> | undefined;
-
-  /** Rebuild the engine from storage through the write queue; one rebuild at a time. */
-  private rebuild(): Promise<void> {
-    if (!this.rebuilding) {
-      const run = () => this.exclusive(() => this.recover());
-      const p = this.queue.then(run, run).finally(() => (this.rebuilding = undefined));
-      this.queue = p.catch(() => undefined);
-      this.rebuilding = p;
-    }
-    return this.rebuilding;
-  }
-
-  /**
-   * Two tabs of one user share one IndexedDB but each has its own engine: unguarded, both
-   * would number their op batches from the same sequence (overwriting each other's) and a
-   * compaction would snapshot one tab's state over the other's writes. So every write (and
-   * the open) holds a Web Lock named after the store, and first reloads from storage if
-   * another tab logged a batch since; after the write, a BroadcastChannel message tells the
-   * other tabs to reload. Without Web Locks (Node, workerd) the store's own lock keeps
-   * one writer per store instead (see `writerLock`).
-   */
-  private exclusive<T>(f: () => Promise<T>): Promise<T> {
-    const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-    if (!locks) return f();
-    return locks.request(`engram:${this.opts.namespace ?? `engram/${this.scope.tenant}/${this.scope.user}/`}`, { mode: "exclusive" }, f) as Promise<T>;
-  }
-
-  /**
-   * Without Web Locks (Node, workerd) one instance at a time may write a store: the first
-   * write takes the adapter's lock ({@link StorageAdapter.lock}; `NodeFileStorage` and
-   * `MemoryStorage` have one) and holds it until `close()`. Opening and reading never need
-   * it, so a reader beside a writer (the CLI's `list` beside a running MCP server) works; a
-   * write (or sync, which writes what it pulls) while another instance or process holds
-   * the store rejects with `STORE_LOCKED` (an `EngramIoError` naming the holder) and is not
-   * made. True once after the lock was taken: the write then reloads if another writer
-   * logged batches since this instance loaded.
-   */
-  private async writerLock(): Promise<boolean> {
-    await this.ensureLock();
-    const fresh = this.lockIsNew;
-    this.lockIsNew = false;
-    return fresh;
-  }
-
-  private lockIsNew = false;
-  private lockTaking: Promise<StorageLock> | undefined;
-
-  /** Take the store's lock if this instance does not hold it yet (concurrent callers share one attempt). */
-  private async ensureLock(): Promise<void> {
-    if (this.storeLock || !this.lockTarget) return;
-    const taking = (this.lockTaking ??= takeLock(this.lockTarget.storage, this.lockTarget.name));
-    try {
-      const lock = await taking;
-      if (!this.storeLock) {
-        this.storeLock = lock;
-        this.lockIsNew = true;
-      }
-    } finally {
-      this.lockTaking = undefined;
-    }
-  }
-
-  /** Take the writer lock if it is free; false while another instance holds the store. */
-  private async mayWrite(): Promise<boolean> {
-    try {
-      await this.writerLock();
-      return true;
-    } catch (e) {
-      if (e instanceof EngramError && e.code === "STORE_LOCKED") return false;
-      throw e;
-    }
-  }
-
-  /**
-   * The first open with sync of a store that has history queues its whole state for the
-   * origin, once: `stateOps()` is one op batch of every record, tombstone, forget, session
-   * and graph fact (stamped as they were, so applying it anywhere changes only what is
-   * missing). Without it the user's other devices would get only later changes. A write
-   * made without sync later (not in the outbox) clears the mark, so the next sync seeds again.
-   */
-  private async seedSync(): Promise<void> {
-    const r = this.openReport;
-    const empty = r.snapshot === "none" && r.replayedBatches === 0;
-    await this.persistence.seed(empty ? undefined : this.call(() => this.engine.stateOps() as Uint8Array[]));
-  }
-
-  private channel: BroadcastChannel | undefined;
-  private reloadedBeforeWrite = false;
-
-  private listenToOtherTabs(prefix: string): void {
-    if (typeof BroadcastChannel === "undefined" || !(globalThis as { navigator?: { locks?: unknown } }).navigator?.locks) return;
-    this.channel = new BroadcastChannel(`engram:${prefix}`);
-    this.channel.onmessage = () => {
-      if (!this.closed) this.refresh().catch(() => undefined);
-    };
-  }
-
-  /** Serialize a write: core call, then persist its ops, then emit. */
-  private mutate<T>(type: ChangeEvent["type"], f: () => Promise<{ value: T; ids: string[] }>): Promise<T> {
-    this.assertOpen();
-    const run = () => this.exclusive(() => this.runWrite(type, f));
-    const p = this.queue.then(run, run);
-    this.queue = p.catch(() => undefined);
-    return p;
-  }
-
-  private async runWrite<T>(type: ChangeEvent["type"], f: () => Promise<{ value: T; ids: string[] }>): Promise<T> {
-    this.assertOpen();
-    await this.recover(); // a rebuild after a trap that failed (storage down) is retried here
-    this.reloadedBeforeWrite = false;
-    const tookLock = await this.writerLock();
-    if ((this.channel || tookLock) && this.engine && (await this.persistence.behind())) {
-      // Reads keep using the old engine until the reloaded one replaces it.
-      const old = this.engine;
-      await this.load();
-      if (old !== this.engine) old.free();
-      this.reloadedBeforeWrite = true;
-    }
-    const logged = this.persistence.logged;
-    let result: { value: T; ids: string[] };
-    try {
-      result = await f();
-    } catch (e) {
-      const err = this.handle(e);
-      // If the rebuild fails too, the next call retries it; this one reports the trap.
-      if (err instanceof EngramFatalError) await this.recover().catch(() => undefined);
-      else await this.undo();
-      throw err;
-    }
-    await this.persistence.flush(this.engine);
-    this.emit({ type, ids: result.ids });
-    if (type !== "pull") this.syncClient?.poke();
-    if (this.persistence.logged !== logged) this.channel?.postMessage("write");
-    return result.value;
-  }
-
-  private handle(e: unknown): EngramError {
-    let err = fromCore(e);
-    if (!(err instanceof EngramFatalError) && !(e instanceof EngramError) && !hasCode(e) && this.engine && this.poisoned()) {
-      // A JS exception the binding did not make (a throwing getter on an input) unwound
-      // through Rust and left the handle borrowed: as fatal as a trap.
-      err = new EngramFatalError("WASM_TRAP", `a call into the wasm core failed and left it unusable (${err.message}); rebuilt from storage`, { cause: e });
-    }
-    if (err instanceof EngramFatalError) {
-      // The trapped handle may hold a stuck borrow: never touch it again (not even to free it).
-      this.engine = undefined as unknown as CoreEngine;
-    }
-    return err;
-  }
-
-  /**
-   * Whether the handle can no longer be borrowed mutably (a failed call left it borrowed):
-   * applying an empty batch borrows it and is refused by the decoder with a code, or by
-   * wasm-bindgen's borrow check without one.
-   */
-  private poisoned(): boolean {
-    try {
-      this.engine.applyOps(new Uint8Array(0));
-      return false;
-    } catch (e) {
-      return e instanceof Error && !hasCode(e);
-    }
-  }
-
-  /**
-   * After a write that failed partway (the core refused a batch's third memory after taking
-   * two): what it changed is in memory and in the engine's pending ops, which the next write
-   * would persist. Storage has none of it yet, so the engine is rebuilt from there.
-   */
-  private async undo(): Promise<void> {
-    if (!this.engine) return this.recover().catch(() => undefined);
-    let changed: boolean;
-    try {
-      changed = this.engine.takePending().length > 0;
-    } catch {
-      changed = true;
-    }
-    if (!changed) return;
-    this.freeEngine();
-    await this.recover().catch(() => undefined); // if storage fails too, the next call rebuilds
-  }
-
-  /** After a trap: rebuild the engine from storage (the failed call never happened). */
-  private async recover(): Promise<void> {
-    if (this.engine || this.closed) return;
-    await this.load();
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new EngramInputError("CLOSED", "this Engram instance is closed");
-  }
-}
-
-function hasCode(e: unknown): boolean {
-  return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
-}
-
-/** Take the store's lock; an adapter's own failure becomes an `EngramIoError`. */
-async function takeLock(storage: StorageAdapter, name: string): Promise<StorageLock> {
-  try {
-    return await storage.lock!(name);
-  } catch (e) {
-    if (e instanceof EngramError) throw e;
-    throw new EngramIoError("STORAGE", `could not lock the store ${JSON.stringify(name)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  }
-}
-
-function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {
-  if (typeof v !== "string") throw new EngramInputError("INVALID_INPUT", `${what} must be a string, got ${v === null ? "null" : typeof v}`);
-  if (!allowEmpty && v.trim().length === 0) throw new EngramInputError("INVALID_INPUT", `${what} must not be empty`);
-  if (v.length > MAX_TEXT * 4) throw new EngramInputError("TEXT_TOO_LARGE", `${what} is ${v.length} characters; the limit is ${MAX_TEXT} bytes`);
 }
 
 export type { Hit };

@@ -1,6 +1,22 @@
-import type { Engram } from "./engram.js";
 import { EngramInputError } from "./errors.js";
 import type { MemoryRecord, Role } from "./types.js";
+
+/**
+ * What a {@link Session} may do with the memory it belongs to, each call naming the
+ * session's id (`Engram.session` gives it these; see `session-hooks.ts`).
+ */
+export interface SessionHooks {
+  /** Set a state value (already JSON); refreshes the TTL. */
+  set(session: string, key: string, json: string): Promise<void>;
+  /** The whole live state, raw JSON strings by key. */
+  state(session: string): Promise<Record<string, string>>;
+  /** Append a turn; returns its id. */
+  append(session: string, role: Role, text: string): Promise<string>;
+  /** The last `n` turns (default: the configured window), oldest first. */
+  recent(session: string, n?: number): Promise<MemoryRecord[]>;
+  /** Replace the rolling summary. */
+  setSummary(session: string, text: string): Promise<void>;
+}
 
 /**
  * Working memory of one session: state with a TTL refreshed on every write, the recent
@@ -8,7 +24,7 @@ import type { MemoryRecord, Role } from "./types.js";
  */
 export class Session {
   /** @internal */
-  constructor(private readonly engram: Engram, readonly id: string) {}
+  constructor(private readonly hooks: SessionHooks, readonly id: string) {}
 
   /** A state value (JSON), or undefined when unset or the session idled past its TTL. */
   async get<T = unknown>(key: string): Promise<T | undefined> {
@@ -30,26 +46,26 @@ export class Session {
     if (json === undefined) {
       throw new EngramInputError("INVALID_INPUT", `session.set(${JSON.stringify(String(key))}): ${typeof value} is not a JSON value`);
     }
-    await this.engram._sessionSet(this.id, key, json);
+    await this.hooks.set(this.id, key, json);
   }
 
   /** The whole live state, raw JSON strings by key. */
   async state(): Promise<Record<string, string>> {
-    return this.engram._sessionState(this.id);
+    return this.hooks.state(this.id);
   }
 
   /** Append a turn; returns its id. */
   async append(role: Role, text: string): Promise<string> {
-    return this.engram._appendTurn(this.id, role, text);
+    return this.hooks.append(this.id, role, text);
   }
 
   /** The last `n` turns (default: the configured window of 12), oldest first. */
   async recent(n?: number): Promise<MemoryRecord[]> {
-    return this.engram._recentTurns(this.id, n);
+    return this.hooks.recent(this.id, n);
   }
 
   /** Replace the rolling summary. */
   async setSummary(text: string): Promise<void> {
-    await this.engram._setSummary(this.id, text);
+    await this.hooks.setSummary(this.id, text);
   }
 }

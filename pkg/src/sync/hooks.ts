@@ -1,0 +1,54 @@
+/**
+ * What the sync client may do with an `Engram`'s store ({@link SyncHooks}): read the
+ * outbox and the cursor, and apply what it pulls through the write queue. With encryption
+ * at rest, what leaves has opaque texts and what arrives is decrypted first (`opaque.ts`).
+ * @module
+ */
+import type { Lifetime } from "../lifetime.js";
+import type { OpenReport, Persistence } from "../persist.js";
+import type { Scope } from "../types.js";
+import type { SyncErrorEvent, SyncEvent, SyncHooks } from "./client.js";
+import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";
+
+/** The sync client's hooks; `key` is `open({ encryption })`'s key, if any. */
+export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope, replica: number, key: CryptoKey | undefined): SyncHooks {
+  const aad = opaqueContext(scope.tenant, scope.user);
+  return {
+    replica,
+    outbox: async (max: number) => {
+      await life.lock.ensure(); // a sync writes (the outbox, the cursor, what it pulls): one writer
+      const batches = await persistence.pendingOutbox(max);
+      // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
+      return key ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, key, aad) }))) : batches;
+    },
+    accepted: (seqs: number[]) => persistence.dropOutbox(seqs),
+    cursor: async () => (await persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
+    setCursor: (cursor: number) => persistence.putMeta("sync", { cursor }),
+    apply: async (pulled: Uint8Array[]) => {
+      // Opaque texts decrypted first: a batch that needs another key fails the pull whole.
+      const batches: Uint8Array[] = [];
+      for (const b of pulled) batches.push(await fromOrigin(b, key, aad));
+      return life.mutate("pull", async () => {
+        let n = 0;
+        for (const b of batches) {
+          n += life.engine.applyOps(b);
+          await persistence.append(life.engine, b);
+        }
+        return { value: n, ids: [] };
+      });
+    },
+    emit: (e: SyncEvent | SyncErrorEvent) => life.emit(e),
+  };
+}
+
+/**
+ * The first open with sync of a store that has history queues its whole state for the
+ * origin, once: `stateOps()` is one op batch of every record, tombstone, forget, session
+ * and graph fact (stamped as they were, so applying it anywhere changes only what is
+ * missing). Without it the user's other devices would get only later changes. A write
+ * made without sync later (not in the outbox) clears the mark, so the next sync seeds again.
+ */
+export async function seedSync(life: Lifetime, persistence: Persistence, opened: OpenReport): Promise<void> {
+  const empty = opened.snapshot === "none" && opened.replayedBatches === 0;
+  await persistence.seed(empty ? undefined : life.call(() => life.engine.stateOps() as Uint8Array[]));
+}
