@@ -16,6 +16,12 @@ export type WasmSource = () => BufferSource | WebAssembly.Module | Promise<Buffe
 
 let source: WasmSource | undefined;
 let ready: Promise<void> | undefined;
+let loaded = false;
+
+/** True once the wasm core is instantiated. */
+export function coreLoaded(): boolean {
+  return loaded;
+}
 
 /** Called once by an entry point. */
 export function setWasmSource(s: WasmSource): void {
@@ -25,6 +31,7 @@ export function setWasmSource(s: WasmSource): void {
 /** Initialize synchronously with a compiled module or bytes (workerd, Node). */
 export function initCoreSync(module: BufferSource | WebAssembly.Module): void {
   glue.initSync({ module });
+  loaded = true;
   ready = Promise.resolve();
 }
 
@@ -35,6 +42,7 @@ export function loadCore(): Promise<void> {
     const s = await source();
     if (s instanceof WebAssembly.Module || ArrayBuffer.isView(s) || s instanceof ArrayBuffer) glue.initSync({ module: s });
     else await glue.default({ module_or_path: s });
+    loaded = true;
   })();
   return ready;
 }
@@ -47,3 +55,7 @@ export const BertEmbedderCore = glue.BertEmbedder;
 /** Opaque texts in op batches, for encrypted sync (see `sync/opaque.ts`). */
 export const opaqueParts = glue.opaqueParts;
 export const opaqueJoin = glue.opaqueJoin;
+
+/** The sync wire format (see `sync/frames.ts`). */
+export const coreEncodeFrames = glue.encodeFrames;
+export const coreDecodeFrames = glue.decodeFrames;

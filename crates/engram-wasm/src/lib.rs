@@ -9,6 +9,7 @@
 mod embedder;
 mod engine;
 mod error;
+mod frames;
 mod knowledge;
 mod opaque;
 mod tokens;
