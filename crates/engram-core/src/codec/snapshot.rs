@@ -216,7 +216,7 @@ impl<S: ByteSource> Reader<'_, S> {
             }
             p.put(r, config);
         }
-        let (sessions, tombstones, graph): (Vec<(String, Session)>, Vec<(String, Stamp)>, Graph) = self.take()?;
+        let (sessions, tombstones, graph): PartitionTail = self.take()?;
         p.sessions = sessions.into_iter().collect();
         p.tombstones = tombstones.into_iter().collect();
         p.graph = graph;
@@ -231,6 +231,9 @@ impl<S: ByteSource> Reader<'_, S> {
         }
     }
 }
+
+/// What follows a partition's records: its sessions, tombstones and graph.
+type PartitionTail = (Vec<(String, Session)>, Vec<(String, Stamp)>, Graph);
 
 /// A record's smallest encoding is well over this (ids, scope, stamps, kind): a bound on
 /// how many records the bytes left can hold, whatever count the input claims.
