@@ -36,6 +36,13 @@ cargo check -q -p engram-core --target wasm32-unknown-unknown
 step "clippy (unwrap_used denied in library code)"
 cargo clippy -q -p engram-core -p engram-wasm -p engram-origin --lib -- -D warnings
 
+step "shared test vectors (tests/vectors/): written again by the test kit, unchanged"
+cargo run -q --release -p engram-testkit --bin write-vectors -- tests/vectors
+if ! git diff --exit-code --stat -- tests/vectors; then
+  echo "tests/vectors/ changed: a format changed; commit the new vectors and say why" >&2
+  exit 1
+fi
+
 step "Rust tests (the origin's against the server above)"
 cargo test --workspace --release
 cargo build -q --release -p engram-origin

@@ -12,6 +12,7 @@ pub mod pii_eval;
 pub mod qa_eval;
 pub mod score;
 pub mod tables;
+pub mod vectors;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

@@ -1,0 +1,18 @@
+//! Write the shared test vectors into a folder (default `tests/vectors`): `snapshot.bin`,
+//! `ops.bin`, `frames.bin` and `manifest.json` (see `engram_testkit::vectors`).
+
+fn main() {
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "tests/vectors".into()));
+    let v = engram_testkit::vectors::make();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("write-vectors: {}: {e}", dir.display());
+        std::process::exit(1);
+    }
+    for (name, bytes) in v.files.iter().map(|(n, b)| (*n, b.as_slice())).chain([("manifest.json", v.manifest.as_bytes())]) {
+        if let Err(e) = std::fs::write(dir.join(name), bytes) {
+            eprintln!("write-vectors: {name}: {e}");
+            std::process::exit(1);
+        }
+        println!("{} ({} bytes)", dir.join(name).display(), bytes.len());
+    }
+}
