@@ -22,8 +22,11 @@ use engram_core::{
 use serde::Deserialize;
 use std::sync::Arc;
 
+/// A harness: arbitrary bytes in, a panic only when an invariant breaks.
+pub type Harness = fn(&[u8]);
+
 /// The targets, by name, with their harness (the names of `fuzz/fuzz_targets/*.rs`).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Harness)] = &[
     ("snapshot", snapshot),
     ("op_batch", op_batch),
     ("frames", frames),

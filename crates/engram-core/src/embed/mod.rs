@@ -82,7 +82,10 @@ impl StaticEmbedder {
         if tokens.len() != rows {
             return Err(bad(format!("{} tokens for {rows} rows", tokens.len())));
         }
-        let scales = body[vocab_end..scales_end].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let scales: Vec<f32> = body[vocab_end..scales_end].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        if scales.iter().any(|s| !s.is_finite()) {
+            return Err(bad("a row scale is NaN or infinite"));
+        }
         let punctuation = tokens.iter().map(|t| t.trim_start_matches("##").chars().all(|c| !c.is_alphanumeric())).collect();
         let vocab = WordPiece::new(tokens.iter().copied());
         Ok(StaticEmbedder { dim, scales, bytes, rows_at: scales_end, vocab, punctuation, checksum })
@@ -133,6 +136,12 @@ impl StaticEmbedder {
             for (o, &q) in out.iter_mut().zip(row) {
                 *o += f32::from(q as i8) * s;
             }
+        }
+        // Scaled by the largest component first: with extreme row scales the squares would
+        // overflow to infinity or vanish below f32's range, and the result not be unit length.
+        let max = out.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        if max.is_finite() && max > 0.0 {
+            out.iter_mut().for_each(|x| *x /= max);
         }
         let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
