@@ -24,8 +24,9 @@ export class WriterLock {
     private readonly prefix: string,
     storage: StorageAdapter,
   ) {
-    // One writer per store where there are no Web Locks: see `taken`.
-    if (!webLocks() && storage.lock) this.lockTarget = { storage, name: prefix };
+    // One writer per store where there are no Web Locks (see `taken`), and wherever the
+    // adapter's lock spans processes: Web Locks (browsers, Node ≥ 24.5) only span one.
+    if (storage.lock && (!webLocks() || storage.lockSpansProcesses)) this.lockTarget = { storage, name: prefix };
   }
 
   /**

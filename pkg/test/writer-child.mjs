@@ -5,6 +5,7 @@
 // variable it does nothing.
 const dir = process.env.ENGRAM_WRITER_CHILD;
 if (dir) {
+  if (process.env.ENGRAM_WRITER_WEB_LOCKS === "1") installProcessWebLocks();
   const { Engram, NodeFileStorage } = await import("../dist/entrypoints/node.js");
   const name = process.env.ENGRAM_WRITER_NAME ?? String(process.pid);
   const n = Number(process.env.ENGRAM_WRITER_N ?? 100);
@@ -36,4 +37,20 @@ if (dir) {
     await mem.close();
     say({ closed: name, refused });
   }
+}
+
+/**
+ * Web Locks as Node ≥ 24.5 has them: exclusive per name, within this process only (what the
+ * runtime here, Node 20, lacks). With them present, a lock file must still keep processes apart.
+ */
+function installProcessWebLocks() {
+  const tails = new Map();
+  const locks = {
+    request(name, options, f) {
+      const run = (tails.get(name) ?? Promise.resolve()).then(() => f({ name, mode: options.mode }));
+      tails.set(name, run.catch(() => undefined));
+      return run;
+    },
+  };
+  Object.defineProperty(globalThis, "navigator", { value: { ...(globalThis.navigator ?? {}), locks }, configurable: true });
 }

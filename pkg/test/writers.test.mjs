@@ -160,6 +160,19 @@ test("two processes on one directory take turns: every acknowledged write of bot
   assert.ok(waited.some((n) => n > 0), "one process waited for the other");
 });
 
+test("where the runtime has Web Locks (Node 24.5 and later: one process only), two processes on one directory still take turns through the lock file", async () => {
+  const dir = await tempDir();
+  const env = { ENGRAM_WRITER_N: "100", ENGRAM_WRITER_WAIT: "1", ENGRAM_WRITER_WEB_LOCKS: "1" };
+  const [x, y] = [child(dir, { ...env, ENGRAM_WRITER_NAME: "x" }), child(dir, { ...env, ENGRAM_WRITER_NAME: "y" })];
+  const ends = await Promise.all([x.done, y.done]);
+  for (const e of ends) assert.equal(e.code, 0, e.err);
+  const acked = [...ackedOf(x.lines), ...ackedOf(y.lines)];
+  assert.equal(acked.length, 200, "both processes finished their writes");
+  await assertEveryAckedWriteSurvives(new NodeFileStorage(dir), acked);
+  const waited = [...x.lines, ...y.lines].filter((l) => l.closed).map((l) => l.refused);
+  assert.ok(waited.some((n) => n > 0), `one process waited for the other (refused: ${waited.join(", ")})`);
+});
+
 test("a lock left by a writer killed with kill -9 is stale: the next open takes it over and loses no acknowledged write", async () => {
   const dir = await tempDir();
   const w = child(dir, { ENGRAM_WRITER_NAME: "killed", ENGRAM_WRITER_N: "30", ENGRAM_WRITER_HANG: "1" });

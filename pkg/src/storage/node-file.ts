@@ -19,6 +19,9 @@ import type { StorageAdapter, StorageLock } from "./types.js";
  * a live holder touches its lock every {@link LOCK_REFRESH_MS}).
  */
 export class NodeFileStorage implements StorageAdapter {
+  /** The lock is a file: it excludes other processes, so it is taken even beside Web Locks. */
+  readonly lockSpansProcesses = true;
+
   constructor(private readonly dir: string) {}
 
   private path(key: string): string {

@@ -32,4 +32,10 @@ export interface StorageAdapter {
    * locked: give each store one writer yourself (the worker's Durable Object is one).
    */
   lock?(name: string): Promise<StorageLock>;
+  /**
+   * Optional: true when {@link StorageAdapter.lock} excludes other processes too (a lock
+   * file), not only other instances of this process. Such a lock is taken even where the
+   * runtime has Web Locks (Node ≥ 24.5 has them, and they only span one process).
+   */
+  readonly lockSpansProcesses?: boolean;
 }
