@@ -147,30 +147,28 @@ function child(dir, env) {
 }
 const ackedOf = (lines) => lines.filter((l) => l.acked).map((l) => ({ text: l.acked, id: l.id }));
 
-test("two processes on one directory take turns: every acknowledged write of both survives", async () => {
+/** Two writer processes on one directory, `n` writes each, waiting for each other: every acknowledged write survives. */
+async function twoProcessesTakeTurns(n, env = {}) {
   const dir = await tempDir();
-  const [x, y] = [child(dir, { ENGRAM_WRITER_NAME: "x", ENGRAM_WRITER_N: "200", ENGRAM_WRITER_WAIT: "1" }), child(dir, { ENGRAM_WRITER_NAME: "y", ENGRAM_WRITER_N: "200", ENGRAM_WRITER_WAIT: "1" })];
+  const opts = { ENGRAM_WRITER_N: String(n), ENGRAM_WRITER_WAIT: "1", ...env };
+  const [x, y] = [child(dir, { ...opts, ENGRAM_WRITER_NAME: "x" }), child(dir, { ...opts, ENGRAM_WRITER_NAME: "y" })];
   const ends = await Promise.all([x.done, y.done]);
   for (const e of ends) assert.equal(e.code, 0, e.err);
   const acked = [...ackedOf(x.lines), ...ackedOf(y.lines)];
-  assert.equal(acked.length, 400, "both processes finished their writes");
+  assert.equal(acked.length, 2 * n, "both processes finished their writes");
   await assertEveryAckedWriteSurvives(new NodeFileStorage(dir), acked);
   const waited = [...x.lines, ...y.lines].filter((l) => l.closed).map((l) => l.refused);
+  assert.ok(waited.some((r) => r > 0), `one process waited for the other (refused: ${waited.join(", ")})`);
+  return waited;
+}
+
+test("two processes on one directory take turns: every acknowledged write of both survives", async () => {
+  const waited = await twoProcessesTakeTurns(200);
   console.log(`# two processes: writes refused while the other held the store: ${waited.join(", ")}`);
-  assert.ok(waited.some((n) => n > 0), "one process waited for the other");
 });
 
 test("where the runtime has Web Locks (Node 24.5 and later: one process only), two processes on one directory still take turns through the lock file", async () => {
-  const dir = await tempDir();
-  const env = { ENGRAM_WRITER_N: "100", ENGRAM_WRITER_WAIT: "1", ENGRAM_WRITER_WEB_LOCKS: "1" };
-  const [x, y] = [child(dir, { ...env, ENGRAM_WRITER_NAME: "x" }), child(dir, { ...env, ENGRAM_WRITER_NAME: "y" })];
-  const ends = await Promise.all([x.done, y.done]);
-  for (const e of ends) assert.equal(e.code, 0, e.err);
-  const acked = [...ackedOf(x.lines), ...ackedOf(y.lines)];
-  assert.equal(acked.length, 200, "both processes finished their writes");
-  await assertEveryAckedWriteSurvives(new NodeFileStorage(dir), acked);
-  const waited = [...x.lines, ...y.lines].filter((l) => l.closed).map((l) => l.refused);
-  assert.ok(waited.some((n) => n > 0), `one process waited for the other (refused: ${waited.join(", ")})`);
+  await twoProcessesTakeTurns(100, { ENGRAM_WRITER_WEB_LOCKS: "1" });
 });
 
 test("a lock left by a writer killed with kill -9 is stale: the next open takes it over and loses no acknowledged write", async () => {
