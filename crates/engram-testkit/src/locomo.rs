@@ -180,6 +180,12 @@ pub struct Run {
     pub empty: usize,
     /// Turns the write path merged into an earlier memory as near-duplicates.
     pub merged: usize,
+    /// The same measures per question category (1 multi-hop, 2 temporal, 3 open-domain,
+    /// 4 single-hop).
+    pub by_category: std::collections::BTreeMap<u32, Measures>,
+    /// Per question whose evidence is not all in the top 10: the question, the turns
+    /// missed and the first three recalled (for tuning; `locomo-eval --misses`).
+    pub misses: Vec<String>,
 }
 
 impl Run {
@@ -223,7 +229,16 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
                 }
                 r.hits.iter().map(|h| turns_of.get(&h.record.id).cloned().unwrap_or_default()).collect::<Vec<_>>()
             });
+            let missed: Vec<&String> = q.evidence.iter().filter(|e| !ranked[2].iter().any(|ids| ids.contains(e))).collect();
+            if !missed.is_empty() {
+                let said = |id: &str| s.turns.iter().find(|t| t.dia_id == id).map_or(String::new(), |t| format!("{}: {}", t.speaker, t.text));
+                let mut lines = vec![format!("[{} c{}] {}", s.id, q.category, q.question)];
+                lines.extend(missed.iter().map(|m| format!("  missed {m}  {}", said(m))));
+                lines.extend(ranked[2].iter().take(3).map(|ids| format!("  got {}  {}", ids.join(","), ids.first().map_or(String::new(), |i| said(i)))));
+                run.misses.push(lines.join("\n"));
+            }
             run.measures.add(&q.evidence, &ranked);
+            run.by_category.entry(q.category).or_default().add(&q.evidence, &ranked);
         }
     }
     run.latencies.sort_by(f64::total_cmp);

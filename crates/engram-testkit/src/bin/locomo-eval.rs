@@ -3,7 +3,8 @@
 //! run: the tuning loop for issue 15. `pkg/bench/locomo.mjs` measures the same through the
 //! SDK in wasm.
 //!
-//! `locomo-eval [--embedder table|accurate|none] [--same-moment] [--config JSON]`; skips
+//! `locomo-eval [--embedder table|accurate|none] [--same-moment] [--config JSON] [--misses]`
+//! (`--misses` prints, on stderr, each question whose evidence is not all in the top 10); skips
 //! (exit 0) with a message when the data is absent.
 
 use engram_core::Config;
@@ -46,6 +47,13 @@ fn main() {
     for &same in moments {
         let run = locomo::evaluate(&samples, &config, embed.as_deref(), same);
         show(&format!("engram, {which}, {}", if same { "one moment" } else { "real timeline" }), &run.measures);
+        if args.iter().any(|a| a == "--misses") {
+            eprintln!("{}", run.misses.join("\n"));
+        }
+        for (c, m) in &run.by_category {
+            let name = ["", "multi-hop", "temporal", "open-domain", "single-hop"].get(*c as usize).copied().unwrap_or("other");
+            show(&format!("  category {c} {name} ({})", m.questions), m);
+        }
         println!("  {:<34} recall p50 {:.3} ms, p95 {:.3} ms (native, k = 10); {} without hits, {} turns merged", "", run.latency(0.5), run.latency(0.95), run.empty, run.merged);
     }
 }
