@@ -15,6 +15,8 @@ use unicode_segmentation::UnicodeSegmentation;
 const SPEAKER_BOOST: f32 = 1.5;
 /// How much more a memory that carries a time counts when the query asks when.
 const TIME_BOOST: f32 = 1.3;
+/// The largest factor [`QueryCues::boost`] gives (every factor is at least 1).
+pub const MAX_BOOST: f32 = SPEAKER_BOOST * TIME_BOOST;
 
 /// The cues of one query.
 #[derive(Debug, Clone, Default)]

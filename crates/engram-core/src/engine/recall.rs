@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::channels::{graph_channel, key_channel};
-use crate::engine::cues::QueryCues;
+use crate::engine::cues::{QueryCues, MAX_BOOST};
 use crate::engine::partition::Partition;
 use crate::engine::Engram;
 use crate::error::Result;
@@ -149,29 +149,62 @@ const SPREAD_GAP_MS: Millis = 30 * 60 * 1000;
 const SPREAD_POOL: usize = 2;
 
 /// The `n` best `accept`ed slots by their own lexical score plus [`LEXICAL_SPREAD`] of
-/// their neighbours' (`own`: the scores of matching, live slots), best first. Candidates
-/// are the best `SPREAD_POOL × n` own matches and their neighbours, so a turn that answers
-/// in other words than the question's ("Yes, last Tuesday") is found through the turn
-/// before it.
-fn said_together(p: &Partition, own: &FxHashMap<u32, f32>, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
-    let mut pool: Vec<(u32, f32)> = own.iter().map(|(&s, &v)| (s, v)).collect();
-    top_k_by_score(&mut pool, SPREAD_POOL * n);
-    let mut candidates: FxHashSet<u32> = FxHashSet::default();
+/// their neighbours' (`raw`: the BM25 scores of matching, live slots; a slot's own score is
+/// its raw score times the query's `boost` for it), best first. Candidates are the best
+/// `SPREAD_POOL × n` own matches and their neighbours, so a turn that answers in other
+/// words than the question's ("Yes, last Tuesday") is found through the turn before it.
+///
+/// Boosts are computed only for the slots that can reach the pool: a boost lies in
+/// `[1, MAX_BOOST]`, so a slot whose raw score times `MAX_BOOST` is under the pool's
+/// `SPREAD_POOL × n`-th raw score cannot be in it — the same pool as boosting every match,
+/// without reading every matching text (a speaker's name matches half a transcript).
+fn said_together(p: &Partition, raw: &FxHashMap<u32, f32>, boost: &impl Fn(u32) -> f32, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+    let mut boosted: FxHashMap<u32, f32> = FxHashMap::default();
+    let mut own = |slot: u32| -> f32 {
+        let Some(&r) = raw.get(&slot) else { return 0.0 };
+        *boosted.entry(slot).or_insert_with(|| r * boost(slot))
+    };
+    let pool = best_boosted(raw, &mut own, SPREAD_POOL * n);
+    let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
-        candidates.insert(slot);
-        candidates.extend(p.said_around(slot, SPREAD_RADIUS, SPREAD_GAP_MS).into_iter().map(|(s, _)| s));
+        for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {
+            around_of(p, &mut around, s);
+        }
     }
-    let mut out: Vec<(u32, f32)> = candidates
-        .into_iter()
-        .filter(|&s| accept(s))
-        .filter_map(|slot| {
-            let around: f32 = p.said_around(slot, SPREAD_RADIUS, SPREAD_GAP_MS).into_iter().filter_map(|(s, _)| own.get(&s)).sum();
-            let total = own.get(&slot).copied().unwrap_or(0.0) + LEXICAL_SPREAD * around;
-            (total > 0.0).then_some((slot, total))
-        })
-        .collect();
+    let mut out: Vec<(u32, f32)> = Vec::with_capacity(around.len());
+    for (&slot, near) in &around {
+        if !accept(slot) {
+            continue;
+        }
+        let spread: f32 = near.iter().map(|&(s, _)| own(s)).sum();
+        let total = own(slot) + LEXICAL_SPREAD * spread;
+        if total > 0.0 {
+            out.push((slot, total));
+        }
+    }
     top_k_by_score(&mut out, n);
     out
+}
+
+/// The `want` best slots by `own` (a raw score times a boost in `[1, MAX_BOOST]`), best
+/// first, calling `own` only for slots whose raw score times `MAX_BOOST` reaches the
+/// `want`-th best raw score: any slot of the result scores at least that much.
+fn best_boosted(raw: &FxHashMap<u32, f32>, own: &mut impl FnMut(u32) -> f32, want: usize) -> Vec<(u32, f32)> {
+    let mut by_raw: Vec<(u32, f32)> = raw.iter().map(|(&s, &v)| (s, v)).collect();
+    let floor = if by_raw.len() > want {
+        top_k_by_score(&mut by_raw, want);
+        by_raw.last().map_or(0.0, |x| x.1)
+    } else {
+        0.0
+    };
+    let mut pool: Vec<(u32, f32)> = raw.iter().filter(|&(_, &r)| r * MAX_BOOST >= floor).map(|(&s, _)| (s, own(s))).collect();
+    top_k_by_score(&mut pool, want);
+    pool
+}
+
+/// The memories said around `slot` (see `Partition::said_around`), looked up once.
+fn around_of<'m>(p: &Partition, memo: &'m mut FxHashMap<u32, Vec<(u32, usize)>>, slot: u32) -> &'m [(u32, usize)] {
+    memo.entry(slot).or_insert_with(|| p.said_around(slot, SPREAD_RADIUS, SPREAD_GAP_MS))
 }
 
 /// Competition ranks (1, 2, 2, 4) of hits sorted best first: a hit whose score is within
@@ -221,14 +254,9 @@ impl Engram {
             }
         }
         let cues = QueryCues::of(&q.text);
-        let own: FxHashMap<u32, f32> = p
-            .bm25
-            .scores(&q.text)
-            .into_iter()
-            .filter(|&(s, _)| contributes(s))
-            .map(|(s, score)| (s, score * p.at(s).map_or(1.0, |r| cues.boost(&r.text))))
-            .collect();
-        let found = said_together(p, &own, n, &accept);
+        let raw: FxHashMap<u32, f32> = p.bm25.scores(&q.text).into_iter().filter(|&(s, _)| contributes(s)).collect();
+        let boost = |s: u32| p.at(s).map_or(1.0, |r| cues.boost(&r.text));
+        let found = said_together(p, &raw, &boost, n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
@@ -289,7 +317,37 @@ impl Engram {
 
 #[cfg(test)]
 mod tests {
-    use super::tied_ranks;
+    use super::{best_boosted, tied_ranks, MAX_BOOST};
+    use crate::vector::top_k_by_score;
+    use proptest::prelude::*;
+    use rustc_hash::FxHashMap;
+
+    proptest! {
+        #[test]
+        fn boosting_only_the_slots_that_can_reach_the_pool_gives_the_pool_of_boosting_all(
+            matches in proptest::collection::vec((0.0f32..20.0, 0.0f32..1.0), 0..300),
+            want in 1usize..60,
+        ) {
+            let raw: FxHashMap<u32, f32> = matches.iter().enumerate().map(|(i, m)| (i as u32, m.0)).collect();
+            let boost = |s: u32| 1.0 + (MAX_BOOST - 1.0) * matches[s as usize].1;
+            let mut all: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r * boost(s))).collect();
+            top_k_by_score(&mut all, want);
+            let mut calls = 0;
+            let lazy = best_boosted(&raw, &mut |s| { calls += 1; raw[&s] * boost(s) }, want);
+            prop_assert_eq!(lazy, all);
+            prop_assert!(calls <= raw.len());
+        }
+    }
+
+    #[test]
+    fn a_speakers_name_in_every_line_does_not_make_recall_boost_every_line() {
+        // 1,000 lines match weakly (the name), 10 strongly: only those near the pool's floor are boosted.
+        let raw: FxHashMap<u32, f32> = (0..1010u32).map(|s| (s, if s < 10 { 10.0 } else { 0.1 })).collect();
+        let mut calls = 0;
+        let pool = best_boosted(&raw, &mut |s| { calls += 1; raw[&s] }, 5);
+        assert_eq!(pool.len(), 5);
+        assert_eq!(calls, 10, "only the strong matches could reach the pool");
+    }
 
     #[test]
     fn equal_scores_share_a_rank_and_the_next_rank_counts_them() {
