@@ -96,6 +96,8 @@ pub(crate) struct ReadyTurn {
 }
 
 /// A memory after the PII step: stored (text redacted, embedding unit-length) or dropped.
+// Nearly every item is `Store`: boxing it would cost an allocation per memory and save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum ReadyMemory {
     Store { input: MemoryInput, redacted: Vec<PiiKind>, sealed: Vec<Sealed>, link: Option<Option<Link>> },
