@@ -31,11 +31,9 @@ import { importEncryptionKey } from "./encryption.js";
 import { encryptedStore } from "./storage/encrypted.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { StorageAdapter } from "./storage/types.js";
-import type {
-  ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Scope, TokenCount, WriteOutcome,
-} from "./types.js";
+import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
 import { WriterLock } from "./writer-lock.js";
-import { Writer, checkText } from "./write.js";
+import { Writer, checkText, type Written } from "./write.js";
 
 /** A user's memory. Create with {@link Engram.open}. */
 export class Engram {
@@ -75,9 +73,7 @@ export class Engram {
     this.knowledge = new Knowledge(this.life, scope);
     this.learner = new Learner(this.writer.learnerHooks());
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
-    this.life.onWritten = (type) => {
-      if (type !== "pull") this.syncClient?.poke();
-    };
+    this.life.onWritten = (type) => type !== "pull" && this.syncClient?.poke();
   }
 
   /** Open (or create) the memory of `opts.user`. */
@@ -136,17 +132,12 @@ export class Engram {
 
   /** Remember a memory (a string is a user-stated fact). */
   async remember(input: string | MemoryInput): Promise<WriteOutcome> {
-    const m: MemoryInput = typeof input === "string" ? { text: input } : input;
-    checkText(m?.text, "text");
-    const [out] = await this.writer.remember([m]);
-    return out;
+    return (await this.writer.remember([input]))[0];
   }
 
-  /** Remember several memories, embedding them in one batch. */
+  /** Remember several memories as one write, embedding them in one batch. */
   async rememberMany(inputs: (string | MemoryInput)[]): Promise<WriteOutcome[]> {
-    const ms = inputs.map((i) => (typeof i === "string" ? { text: i } : i));
-    ms.forEach((m) => checkText(m?.text, "text"));
-    return this.writer.remember(ms);
+    return this.writer.remember(inputs);
   }
 
   /**
@@ -156,7 +147,7 @@ export class Engram {
    * relation join the graph. With an `extractor`, the turns are also sent to it in the
    * background (see {@link Engram.idle}); this call never waits for it.
    */
-  async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
+  async observe(turns: ChatTurn[], opts: { session: string }): Promise<Written> {
     const observed = await this.writer.observe(turns, opts);
     if (this.opts.extractor) this.learner.later(this.opts.extractor, turns);
     return observed;
@@ -169,9 +160,7 @@ export class Engram {
    * rejects with `EXTRACTION_REJECTED`.
    */
   async learn(turns: ChatTurn[], extractor?: Extractor): Promise<LearnReport> {
-    const x = extractor ?? this.opts.extractor;
-    if (!x) throw new EngramInputError("INVALID_INPUT", "learn() needs an extractor (pass one, or give `extractor` to open)");
-    return this.learner.run(x, turns);
+    return this.learner.run(extractor ?? this.opts.extractor, turns);
   }
 
   /** Resolves when background work (LLM extraction started by `observe`, a rebuild after a trap) has finished. */
@@ -257,16 +246,12 @@ export class Engram {
 
   /** Replace the state with a snapshot; persisted as a new snapshot generation. */
   async importSnapshot(bytes: Uint8Array): Promise<void> {
-    if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
     await this.life.importSnapshot(bytes);
   }
 
   /** Write a snapshot now (otherwise one is written every `compactEvery` op batches). */
   async compact(): Promise<void> {
-    await this.life.mutate("session", async () => {
-      await this.persistence.compact(this.life.engine);
-      return { value: undefined, ids: [] };
-    });
+    await this.life.compact();
   }
 
   /**

@@ -53,7 +53,8 @@ export class Learner {
   }
 
   /** One run: propose → validate → apply all or nothing. */
-  async run(extractor: Extractor, turns: ChatTurn[]): Promise<LearnReport> {
+  async run(extractor: Extractor | undefined, turns: ChatTurn[]): Promise<LearnReport> {
+    if (!extractor) throw new EngramInputError("INVALID_INPUT", "learn() needs an extractor (pass one, or give `extractor` to open)");
     const memories = this.hooks
       .shown()
       .filter((r) => EXTRACTABLE_KINDS.includes(r.kind))

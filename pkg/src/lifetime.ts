@@ -16,8 +16,11 @@ import { webLocks, type WriterLock } from "./writer-lock.js";
 
 export type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent;
 export type Listener = (e: AnyEvent) => void;
-/** The body of a write: its result, and the ids its change event names. */
-export type WriteBody<T> = () => Promise<{ value: T; ids: string[] }>;
+/**
+ * The body of a write: its result, and the ids its change event names — or, for a write
+ * that is several changes at once (`observe`: turns, then memories), the events to emit.
+ */
+export type WriteBody<T> = () => Promise<{ value: T; ids: string[]; events?: ChangeEvent[] }>;
 
 export class Lifetime {
   /** The wasm handle; unset after a trap until it is rebuilt from storage. */
@@ -28,7 +31,7 @@ export class Lifetime {
   /** Whether the last write first reloaded what another writer logged (see `refresh`). */
   reloadedBeforeWrite = false;
   /** Called after each durable write (the sync client's poke). */
-  onWritten: ((type: ChangeEvent["type"]) => void) | undefined;
+  onWritten: ((type: ChangeEvent["type"]) => unknown) | undefined;
   private tokenizerLoad: Promise<void> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<Listener>();
@@ -144,8 +147,17 @@ export class Lifetime {
     return p;
   }
 
+  /** Write a snapshot now (otherwise one is written every `compactEvery` op batches). */
+  async compact(): Promise<void> {
+    await this.mutate("session", async () => {
+      await this.persistence.compact(this.engine);
+      return { value: undefined, ids: [] };
+    });
+  }
+
   /** Replace the engine with one made from a snapshot, persisted as a new snapshot generation. */
   async importSnapshot(bytes: Uint8Array): Promise<void> {
+    if (!(bytes instanceof Uint8Array)) throw new EngramInputError("INVALID_INPUT", "importSnapshot needs a Uint8Array");
     await this.mutate("import", async () => {
       const next = this.call(() => engineFromSnapshot(bytes, this.replica));
       try {
@@ -278,7 +290,7 @@ export class Lifetime {
       this.reloadedBeforeWrite = true;
     }
     const logged = this.persistence.logged;
-    let result: { value: T; ids: string[] };
+    let result: Awaited<ReturnType<WriteBody<T>>>;
     try {
       result = await f();
     } catch (e) {
@@ -289,7 +301,7 @@ export class Lifetime {
       throw err;
     }
     await this.persistence.flush(this.engine);
-    this.emit({ type, ids: result.ids });
+    for (const e of result.events ?? [{ type, ids: result.ids }]) this.emit(e);
     this.onWritten?.(type);
     if (this.persistence.logged !== logged) this.channel?.postMessage("write");
     return result.value;

@@ -1,14 +1,16 @@
 /**
- * The write path shared by `remember`, `observe`, sessions and the LLM learner: inputs
- * checked, texts scrubbed, embedded as they will be stored, then handed to the core — all
- * inside one `mutate`.
+ * The write path shared by `remember`, `observe`, sessions and the LLM learner — the
+ * core's one pipeline, inside one `mutate`: `prepare` (the core checks the whole batch,
+ * redacts each text once, extracts facts from user turns for `observe`, and names the
+ * texts to embed, as they will be stored), the embedder, then `commit` with the vectors.
+ * Two crossings into wasm per write, whatever it holds.
  * @module
  */
 import type { Vectors } from "./embed/vectors.js";
 import { EngramInputError } from "./errors.js";
 import type { LearnerHooks } from "./learn.js";
 import type { Lifetime } from "./lifetime.js";
-import type { ErrorEvent } from "./options.js";
+import type { ChangeEvent, ErrorEvent } from "./options.js";
 import type { ChatTurn, MemoryInput, MemoryRecord, Role, Scope, WriteOutcome } from "./types.js";
 
 const MAX_TEXT = 32 * 1024;
@@ -25,6 +27,22 @@ export function outcomeIds(outs: WriteOutcome[]): string[] {
   return outs.flatMap((o) => [o.id, ...o.superseded]);
 }
 
+/** What one write holds (the core's `WriteBatch`). */
+interface Batch {
+  memories?: MemoryInput[];
+  /** Appended to `session`, before the memories. */
+  turns?: unknown[];
+  session?: string;
+  /** Also remember the facts the user turns state (`observe`). */
+  extract?: boolean;
+}
+
+/** What the core wrote for a batch. */
+export interface Written {
+  turns: string[];
+  remembered: WriteOutcome[];
+}
+
 export class Writer {
   constructor(
     private readonly life: Lifetime,
@@ -33,73 +51,47 @@ export class Writer {
     private readonly embedTurns: boolean,
   ) {}
 
-  /** Remember checked inputs as one write. */
-  async remember(ms: MemoryInput[]): Promise<WriteOutcome[]> {
+  /** Remember inputs (a string is a user-stated fact) as one write. */
+  async remember(inputs: (string | MemoryInput)[]): Promise<WriteOutcome[]> {
+    const ms = inputs.map((i): MemoryInput => (typeof i === "string" ? { text: i } : i));
+    ms.forEach((m) => checkText(m?.text, "text"));
     return this.life.mutate("remember", async () => {
       const outs = await this.memories(ms);
       return { value: outs, ids: outcomeIds(outs) };
     });
   }
 
-  /**
-   * Scrub, embed and remember, inside `mutate`. What is embedded is the text as it will be
-   * stored (PII redacted), never the raw one; nothing is embedded for a dropped input.
-   */
+  /** Remember, inside `mutate`: what is embedded is the text as stored (PII redacted), never the raw one. */
   async memories(ms: MemoryInput[]): Promise<WriteOutcome[]> {
-    const stored = ms.map((m) => (this.life.engine.scrub(m.text, m.sensitivity) as { text: string | null }).text);
-    const wanted = stored.flatMap((t, i) => (t !== null && !ms[i].embedding ? [i] : []));
-    const vs = await this.vectors.many(wanted.map((i) => stored[i] as string));
-    const vectors = new Map(wanted.map((i, j) => [i, vs[j]]));
-    const now = this.life.now();
-    return ms.map((m, i) => {
-      const { embedding, link: _l, ...plain } = m as MemoryInput & { link?: unknown };
-      return this.life.engine.remember(this.scope, plain, embedding ?? vectors.get(i), now) as WriteOutcome;
-    });
+    return (await this.write({ memories: ms })).remembered;
   }
 
-  /** Append turns as one write: all of them or none (see `Lifetime.undo`). The texts are embedded first. */
+  /** Append turns as one write: all of them or none (see `Lifetime.undo`). */
   async turns(session: string, turns: { role: Role; text: string }[]): Promise<string[]> {
     return this.life.mutate("turn", async () => {
-      const scope = { ...this.scope, session };
-      const vectors = this.embedTurns ? await this.vectors.many(turns.map((t) => this.life.engine.scrubTurn(t.text))) : [];
-      const ids = turns.map((t, i) => this.life.engine.appendTurn(scope, t.role, t.text, vectors[i], this.life.now()) as string);
+      const { turns: ids } = await this.write({ turns, session });
       return { value: ids, ids };
     });
   }
 
-  /** `Engram.observe` without the background extractor: check every turn, record them, remember their facts. */
-  async observe(turns: ChatTurn[], opts: { session: string }): Promise<{ turns: string[]; remembered: WriteOutcome[] }> {
+  /**
+   * `Engram.observe` without the background extractor, as one write: the core checks every
+   * turn, records them and remembers their facts (a bad turn refuses the batch, nothing
+   * written). Emits `turn`, then `remember` when facts were found.
+   */
+  async observe(turns: ChatTurn[], opts: { session: string }): Promise<Written> {
     if (!Array.isArray(turns)) throw new EngramInputError("INVALID_INPUT", "observe(turns) needs an array of { role, text }");
     if (typeof opts?.session !== "string" || opts.session.length === 0) {
       throw new EngramInputError("INVALID_INPUT", "observe(turns, { session }) needs a non-empty session id");
     }
-    // Every turn is checked before any is written, and the turns go in as one write (which
-    // is undone if the core refuses a later turn), so a bad batch writes nothing.
-    const batch = turns.map((t: unknown, i): { role: Role; text: string } => {
-      if (t === null || typeof t !== "object") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i} must be a { role, text } object`);
-      const { role, text } = t as { role: unknown; text: unknown };
-      if (typeof role !== "string") throw new EngramInputError("INVALID_INPUT", `observe: turn ${i}: role must be a string, got ${role === null ? "null" : typeof role}`);
-      checkText(text, `turn ${i} text`);
-      return { role: role as Role, text };
+    // A text past the limit is refused before it is copied into wasm memory (which never shrinks).
+    turns.forEach((t, i) => typeof t?.text === "string" && t.text.length > MAX_TEXT * 4 && checkText(t.text, `turn ${i} text`));
+    return this.life.mutate("turn", async () => {
+      const out = await this.write({ turns, session: opts.session, extract: true });
+      const events: ChangeEvent[] = [{ type: "turn", ids: out.turns }];
+      if (out.remembered.length) events.push({ type: "remember", ids: outcomeIds(out.remembered) });
+      return { value: out, ids: out.turns, events };
     });
-    const { life } = this;
-    await life.ready();
-    const facts: (MemoryInput & { link?: unknown })[] = [];
-    for (const t of batch) {
-      if (t.role !== "user") continue;
-      const found = life.call(() => life.engine.extract(t.text) as (MemoryInput & { key: MemoryInput["key"] | null; link: unknown })[]);
-      for (const f of found) facts.push({ ...f, key: f.key ?? undefined, source: "rule-extracted" });
-    }
-    const ids = await this.turns(opts.session, batch);
-    const remembered = !facts.length
-      ? []
-      : await life.mutate("remember", async () => {
-          const outs = await this.memories(facts);
-          const now = life.now();
-          outs.forEach((o, i) => life.engine.linkExtracted(this.scope, facts[i].link ?? null, o, now));
-          return { value: outs, ids: outcomeIds(outs) };
-        });
-    return { turns: ids, remembered };
   }
 
   /** What the learner may do: read current memories, and write a validated batch atomically. */
@@ -110,5 +102,15 @@ export class Writer {
         this.life.mutate(type, () => f(this.life.engine, this.scope, (ms) => this.memories(ms), this.life.now())),
       emit: (e: ErrorEvent) => this.life.emit(e),
     };
+  }
+
+  /** The pipeline, inside `mutate`: prepare → embed the texts it names → commit. */
+  private async write(b: Batch): Promise<Written> {
+    const ms = b.memories ?? [];
+    const plain = ms.map(({ embedding: _e, ...m }) => m);
+    const options = { session: b.session, extract: b.extract ?? false, embedTurns: this.embedTurns };
+    const { id, texts } = this.life.engine.prepare(this.scope, plain, ms.map((m) => m.embedding), b.turns ?? [], options, this.life.now()) as { id: number; texts: string[] };
+    const vectors = await this.vectors.many(texts);
+    return this.life.engine.commit(id, vectors, this.life.now()) as Written;
   }
 }

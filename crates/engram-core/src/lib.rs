@@ -48,6 +48,7 @@ pub use engine::context::{Context, ContextRequest};
 pub use engine::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
 pub use engine::sync::Applied;
 pub use ops::{Op, OpBody};
+pub use engine::prepare::{Committed, Prepared, WriteBatch};
 pub use engine::working::Turn;
 pub use engine::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, Result};

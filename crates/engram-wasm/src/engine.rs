@@ -1,10 +1,7 @@
 //! Binding of `engram_core::Engram`. Methods mirror the core one-to-one; the SDK's
 //! `Engram` class in `pkg/src/engram.ts` wraps this handle.
 
-use engram_core::{
-    decode_ops, encode_ops, pii::Scrubbed, Config, ContextRequest, EmbedderInfo, Engram, ListFilter, MemoryInput, RecallQuery,
-    Scope, Sensitivity, Source, Tokenizer as CoreTokenizer, Turn,
-};
+use engram_core::{decode_ops, encode_ops, Config, ContextRequest, EmbedderInfo, Engram, ListFilter, RecallQuery, Scope, Tokenizer as CoreTokenizer};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{from_js, invalid, string, to_js, to_plain};
@@ -14,6 +11,9 @@ use crate::tokens::Tokenizer;
 #[wasm_bindgen]
 pub struct Engine {
     pub(crate) inner: Engram,
+    /// The batch `prepare` made, waiting for `commit` (see `write.rs`).
+    pub(crate) waiting: crate::write::Waiting,
+    pub(crate) serial: u32,
 }
 
 pub(crate) fn millis(now: f64) -> Result<i64, JsValue> {
@@ -75,7 +75,7 @@ impl Engine {
     pub fn new(config: JsValue, replica: f64) -> Result<Engine, JsValue> {
         let config: Config = if config.is_undefined() || config.is_null() { Config::default() } else { from_js("config", config)? };
         config.validate().map_err(to_js)?;
-        Ok(Engine { inner: Engram::new(config, replica_id(replica)?) })
+        Ok(Engine { inner: Engram::new(config, replica_id(replica)?), waiting: None, serial: 0 })
     }
 
     /// Replace the configuration (a partial `Config` object, or undefined for the defaults)
@@ -109,7 +109,7 @@ impl Engine {
         if let Some(r) = replica {
             inner.set_replica(replica_id(r)?);
         }
-        Ok(Engine { inner })
+        Ok(Engine { inner, waiting: None, serial: 0 })
     }
 
     /// Encoded op batches (of at most `opsPerBatch` ops, default 256 — a few hundred KB
@@ -157,66 +157,6 @@ impl Engine {
     /// The declared embedder `{ id, dim }`, or undefined.
     pub fn embedder(&self) -> Result<JsValue, JsValue> {
         to_plain(&self.inner.embedder())
-    }
-
-    /// Remember one memory. `input` is a partial `MemoryInput`; `vector` its embedding.
-    pub fn remember(&mut self, scope: JsValue, input: JsValue, vector: Option<Vec<f32>>, now: f64) -> Result<JsValue, JsValue> {
-        let scope: Scope = from_js("scope", scope)?;
-        let mut input: MemoryInput = from_js("memory", input)?;
-        input.embedding = embedding(vector);
-        to_plain(&self.inner.remember(&scope, input, millis(now)?).map_err(to_js)?)
-    }
-
-    /// Apply the PII policy to a memory's text as `remember` will:
-    /// `{ text, redacted, dropped }` (`text` is null when dropped). Embed this text, not the raw one.
-    pub fn scrub(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue, sensitivity: JsValue) -> Result<JsValue, JsValue> {
-        let text = string("text", &text)?;
-        let tier: Sensitivity = if sensitivity.is_undefined() || sensitivity.is_null() { Sensitivity::Personal } else { from_js("sensitivity", sensitivity)? };
-        #[derive(serde::Serialize)]
-        struct Out {
-            text: Option<String>,
-            redacted: Vec<engram_core::pii::PiiKind>,
-            dropped: bool,
-        }
-        let out = match self.inner.scrub(&text, tier) {
-            Scrubbed::Store { text, redacted, .. } => Out { text: Some(text), redacted, dropped: false },
-            Scrubbed::Drop { found } => Out { text: None, redacted: found, dropped: true },
-        };
-        to_plain(&out)
-    }
-
-    /// Facts worth remembering in a user's message (rule-based, English and Chinese):
-    /// `[{ kind, text, key, importance, confidence, tags }]`. The SDK remembers them.
-    pub fn extract(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
-        to_plain(&engram_core::extract::extract(&string("text", &text)?))
-    }
-
-    /// A turn's text as `appendTurn` will store it (PII redacted).
-    #[wasm_bindgen(js_name = scrubTurn)]
-    pub fn scrub_turn(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
-        Ok(self.inner.scrub_turn(&string("text", &text)?))
-    }
-
-    /// Append a chat turn to the scope's session; returns its id.
-    #[wasm_bindgen(js_name = appendTurn)]
-    pub fn append_turn(
-        &mut self,
-        scope: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string")] role: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-        vector: Option<Vec<f32>>,
-        now: f64,
-    ) -> Result<String, JsValue> {
-        let scope: Scope = from_js("scope", scope)?;
-        let text = string("text", &text)?;
-        let role = match string("role", &role)?.as_str() {
-            "user" => Source::User,
-            "assistant" => Source::Assistant,
-            "tool" => Source::Tool,
-            "system" => Source::System,
-            other => return Err(invalid(&format!("role {other:?}: expected user, assistant, tool or system"))),
-        };
-        self.inner.append_turn(&scope, Turn { role, text, embedding: embedding(vector) }, millis(now)?).map_err(to_js)
     }
 
     /// The session's last `n` turns (default window when undefined), oldest first.

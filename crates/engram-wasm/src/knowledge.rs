@@ -1,10 +1,9 @@
 //! Binding of the knowledge side of `Engram`: the graph, conflict reviews and reversible
 //! redaction. A second `impl` block of the same [`Engine`] handle.
 
-use engram_core::extract::Link;
 use engram_core::graph::{EntityRef, GraphQuery, Relation};
 use engram_core::pii::RedactionKey;
-use engram_core::{Resolution, Scope, WriteOutcome};
+use engram_core::{Resolution, Scope};
 use wasm_bindgen::prelude::*;
 
 use crate::engine::{millis, Engine};
@@ -43,16 +42,6 @@ impl Engine {
         let scope: Scope = from_js("scope", scope)?;
         let query: GraphQuery = from_js("graph query", query)?;
         to_plain(&self.inner.graph_query(&scope, &query).map_err(to_js)?)
-    }
-
-    /// After remembering an extracted fact: unlink what it superseded and link what it
-    /// states (`link` from `extract`, `outcome` from `remember`).
-    #[wasm_bindgen(js_name = linkExtracted)]
-    pub fn link_extracted(&mut self, scope: JsValue, link: JsValue, outcome: JsValue, now: f64) -> Result<(), JsValue> {
-        let scope: Scope = from_js("scope", scope)?;
-        let link: Option<Link> = if link.is_null() || link.is_undefined() { None } else { Some(from_js("link", link)?) };
-        let outcome: WriteOutcome = from_js("outcome", outcome)?;
-        self.inner.link_extracted(&scope, link, &outcome, millis(now)?).map_err(to_js)
     }
 
     /// Settle a value flagged for review: `"keep-new"`, `"keep-old"` or `"merge"`.

@@ -13,6 +13,7 @@ mod frames;
 mod knowledge;
 mod opaque;
 mod tokens;
+mod write;
 
 pub use embedder::{BertEmbedder, StaticEmbedder};
 pub use engine::Engine;

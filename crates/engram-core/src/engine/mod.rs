@@ -16,6 +16,7 @@ pub mod conflict;
 pub mod cues;
 pub mod context;
 pub mod partition;
+pub mod prepare;
 pub mod recall;
 pub mod relations;
 pub mod resolution;

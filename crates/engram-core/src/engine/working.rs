@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::partition::Partition;
+use crate::engine::prepare::{ReadyTurn, WriteBatch};
 use crate::ops::{Op, OpBody};
 use crate::engine::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
@@ -36,18 +37,31 @@ impl Turn {
 
 impl Engram {
     /// Append a turn to the scope's session; refreshes the session's TTL. Returns its id.
+    /// One [`Engram::prepare`] and [`Engram::commit`] with the turn's own embedding.
     pub fn append_turn(&mut self, scope: &Scope, turn: Turn, now: Millis) -> Result<String> {
         let session = scope.require_session()?.to_owned();
-        scope.validate()?;
+        let batch = WriteBatch { turns: vec![turn], session: Some(session), ..WriteBatch::default() };
+        let prepared = self.prepare(&Scope { session: None, ..scope.clone() }, batch, now)?;
+        let mut done = self.commit(prepared, Vec::new(), now)?;
+        done.turns.pop().ok_or_else(|| Error::invalid("turn", "nothing to append"))
+    }
+
+    /// A turn must have text and a conversational role.
+    pub(crate) fn validate_turn(&self, turn: &Turn) -> Result<()> {
         self.validate_text(&turn.text)?;
         if matches!(turn.role, Source::RuleExtracted | Source::LlmExtracted) {
             return Err(Error::invalid("role", "a turn's role is user, assistant, tool or system"));
         }
-        let embedding = match &turn.embedding {
-            Some(v) => Some(self.check_embedding(v)?),
-            None => None,
-        };
-        let (text, sealed) = self.scrub_turn_sealed(turn.text.trim());
+        Ok(())
+    }
+
+    /// Store a checked, redacted turn in the scope's session (the last step of `commit`).
+    pub(crate) fn insert_turn(&mut self, scope: &Scope, turn: ReadyTurn, now: Millis) -> Result<String> {
+        let session = scope.require_session()?.to_owned();
+        if let Some(v) = &turn.embedding {
+            self.claim_dim(v.len());
+        }
+        let ReadyTurn { role, text, sealed, embedding } = turn;
         let question = crate::extract::is_question(&text);
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
@@ -61,13 +75,13 @@ impl Engram {
             embedding,
             // What the user states is worth more later than what the assistant said; a question
             // states nothing (and would otherwise echo the very query that recalls it).
-            importance: match turn.role {
+            importance: match role {
                 Source::User if question => 0.2,
                 Source::User => 0.4,
                 _ => 0.25,
             },
             confidence: 1.0,
-            source: turn.role,
+            source: role,
             tags: Vec::new(),
             created_at: now,
             updated_at: now,
@@ -100,7 +114,7 @@ impl Engram {
         self.scrub_turn_sealed(text).0
     }
 
-    fn scrub_turn_sealed(&self, text: &str) -> (String, Vec<crate::pii::Sealed>) {
+    pub(crate) fn scrub_turn_sealed(&self, text: &str) -> (String, Vec<crate::pii::Sealed>) {
         let mut policy = self.config.pii.clone();
         for a in [&mut policy.public, &mut policy.session, &mut policy.personal] {
             if *a == PiiAction::Drop {

@@ -1,16 +1,16 @@
-//! The write path: validate → PII → normalize → exact dedup → near-duplicate → conflict
-//! policy (supersession) → insert → op. Chat turns (see `working`) use the insert step only.
+//! The memory side of the write pipeline (see `prepare`): after validation and PII,
+//! exact dedup → near-duplicate → conflict policy (supersession) → insert → op.
 
-use crate::engine::resolution::{Incoming, Resolution};
+use crate::engine::prepare::WriteBatch;
+use crate::engine::resolution::{ConflictPolicy, Incoming, Resolution};
 use crate::engine::partition::Partition;
 use crate::ops::{Op, OpBody};
 use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
-use crate::pii::{scrub, Scrubbed};
+use crate::pii::{scrub, PiiKind, Sealed, Scrubbed};
 use crate::text::{content_hash, normalize, same_substance};
-use crate::vector::unit;
 
 use crate::model::limits::{check_id, check_label, check_tags, check_text, MAX_KEY_PART, MAX_RECORD_ID};
 
@@ -23,89 +23,76 @@ impl Engram {
     /// settled by [`crate::ConflictPolicy`]: by default the newer value closes the old ones
     /// (`valid_to`, `superseded_by`); a much less trusted one is flagged for review
     /// (`Flagged`) or kept only for audit (`Rejected`); many-valued attributes merge.
+    /// One [`Engram::prepare`] and [`Engram::commit`] with the input's own embedding.
     pub fn remember(&mut self, scope: &Scope, input: MemoryInput, now: Millis) -> Result<WriteOutcome> {
-        scope.validate()?;
-        self.validate_input(&input, now)?;
-        let embedding = match &input.embedding {
-            Some(v) => Some(self.check_embedding(v)?),
-            None => None,
-        };
+        let mut outs = self.remember_many(scope, vec![input], now)?;
+        outs.pop().ok_or_else(|| Error::invalid("memory", "nothing to remember"))
+    }
+
+    /// Remember several memories in order as one batch: all are checked before any is written.
+    pub fn remember_many(&mut self, scope: &Scope, inputs: Vec<MemoryInput>, now: Millis) -> Result<Vec<WriteOutcome>> {
+        let prepared = self.prepare(scope, WriteBatch { memories: inputs, ..WriteBatch::default() }, now)?;
+        let none = vec![None; prepared.texts().len()];
+        Ok(self.commit(prepared, none, now)?.remembered)
+    }
+
+    /// The write steps after PII (`input.text` is redacted, its embedding unit-length):
+    /// exact duplicate → near duplicate → conflict policy → insert.
+    pub(crate) fn store(&mut self, scope: &Scope, input: MemoryInput, redacted: Vec<PiiKind>, sealed: Vec<Sealed>, now: Millis) -> Result<WriteOutcome> {
+        self.check_targets(scope, &input)?;
+        if let Some(v) = &input.embedding {
+            self.claim_dim(v.len());
+        }
+        let user = scope.user_key();
+        let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user));
+        let hash = content_hash(&normalize(&input.text));
+        if let Some((slot, sim)) = exact_duplicate(part, &input, hash, &sealed, now).or_else(|| near_duplicate(part, &input, self.config.dedup_threshold, now)) {
+            return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, sim, now) });
+        }
+        let (closing, conflict) = settle_conflict(part, &self.config.conflicts, &input, now);
+        Ok(self.insert(scope, input, redacted, sealed, closing, conflict, now))
+    }
+
+    /// A memory's `id` must be new and its `replaces` a current memory of the user.
+    pub(crate) fn check_targets(&self, scope: &Scope, input: &MemoryInput) -> Result<()> {
+        self.check_id_free(scope, input)?;
+        self.check_replaces(scope, input)
+    }
+
+    /// A memory's own `id` must not be taken.
+    pub(crate) fn check_id_free(&self, scope: &Scope, input: &MemoryInput) -> Result<()> {
         if let Some(id) = &input.id {
             if self.partitions.get(&scope.user_key()).is_some_and(|p| p.slot_of(id).is_some()) {
                 return Err(Error::invalid("id", format!("{id:?} already exists; use a new id")));
             }
         }
-        // PII first: nothing below ever sees the raw value.
-        let (text, redacted, sealed) = match scrub(input.text.trim(), input.sensitivity, &self.config.pii, self.redaction_key.as_ref()) {
-            Scrubbed::Store { text, redacted, sealed } => (text, redacted, sealed),
-            Scrubbed::Drop { found } => return Ok(WriteOutcome::nothing(WriteAction::Dropped, found)),
-        };
-        let hash = content_hash(&normalize(&text));
-        let threshold = self.config.dedup_threshold;
-        // Field borrows, not `partition_mut`: the policy is read while the partition is mutable.
-        let policy = &self.config.conflicts;
-        let part = self.partitions.entry(scope.user_key()).or_insert_with(|| Partition::new(scope.user_key()));
+        Ok(())
+    }
+
+    /// What a memory `replaces` must be a current memory of the user.
+    pub(crate) fn check_replaces(&self, scope: &Scope, input: &MemoryInput) -> Result<()> {
+        let part = self.partitions.get(&scope.user_key());
         if let Some(target) = &input.replaces {
-            if !part.slot_of(target).and_then(|s| part.at(s)).is_some_and(Record::is_current) {
+            if !part.is_some_and(|p| p.slot_of(target).and_then(|s| p.at(s)).is_some_and(Record::is_current)) {
                 return Err(Error::invalid("replaces", format!("{target:?} is not a current memory of this user")));
             }
         }
+        Ok(())
+    }
 
-        // 1. Exact duplicate of a memory in force or under review (with the same key, if any).
-        let exact = part.with_hash(hash).iter().copied().find(|&s| {
-            part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key && r.sealed == sealed)
-        });
-        if let Some(slot) = exact {
-            return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, None, now) });
-        }
-
-        // 2. Near duplicate (only for unkeyed memories: same-key different-text is a conflict),
-        //    and only with the same numbers, polarity and most words (`same_substance`).
-        if input.key.is_none() && input.replaces.is_none() && threshold <= 1.0 {
-            if let (Some(v), Some(ix)) = (&embedding, part.vectors.as_ref()) {
-                let near = ix.search(v, 1, threshold, |s| {
-                    part.at(s).is_some_and(|r| {
-                        r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&text, &r.text)
-                    })
-                });
-                if let Some(&(slot, sim)) = near.first() {
-                    return Ok(WriteOutcome { redacted, ..self.reinforce(scope, slot, &input, Some(sim), now) });
-                }
-            }
-        }
-
-        // 3. A conflict with the key's current values is settled by the policy; then insert.
+    /// Insert the new record, closing what it supersedes, and queue their ops.
+    #[allow(clippy::too_many_arguments)]
+    fn insert(
+        &mut self,
+        scope: &Scope,
+        input: MemoryInput,
+        redacted: Vec<PiiKind>,
+        sealed: Vec<Sealed>,
+        closing: Vec<u32>,
+        conflict: Option<(Resolution, String)>,
+        now: Millis,
+    ) -> WriteOutcome {
         let observed_at = input.observed_at.unwrap_or(now);
-        let mut closing: Vec<u32> = Vec::new();
-        if let Some(target) = &input.replaces {
-            closing.extend(part.slot_of(target));
-        }
-        let mut conflict = None;
-        if let Some(key) = &input.key {
-            let current: Vec<u32> = part.with_key(key).iter().copied().filter(|&s| part.at(s).is_some_and(Record::is_current)).collect();
-            if !current.is_empty() {
-                let records: Vec<&Record> = current.iter().filter_map(|&s| part.at(s)).collect();
-                let incoming = Incoming {
-                    key,
-                    confidence: input.confidence,
-                    source: input.source,
-                    observed_at,
-                    on_conflict: input.on_conflict,
-                };
-                let decision = policy.decide(&incoming, &records);
-                if matches!(decision, Resolution::KeepOld | Resolution::Flag) {
-                    closing.clear(); // a value that does not win replaces nothing, even when asked to
-                }
-                if decision == Resolution::KeepNew {
-                    for s in &current {
-                        if !closing.contains(s) {
-                            closing.push(*s);
-                        }
-                    }
-                }
-                conflict = Some((decision, part.at(current[0]).map(|r| r.id.clone()).unwrap_or_default()));
-            }
-        }
         let stamp = self.next_stamp(now);
         let id = input.id.clone().unwrap_or_else(|| id_from_stamp(stamp));
         let user = scope.user_key();
@@ -130,9 +117,9 @@ impl Engram {
             scope: scope.clone(),
             kind: input.kind,
             layer: input.layer.unwrap_or_else(|| Layer::default_for(input.kind)),
-            text,
+            text: input.text,
             key: input.key,
-            embedding,
+            embedding: input.embedding,
             importance: input.importance,
             confidence: input.confidence,
             source: input.source,
@@ -159,12 +146,7 @@ impl Engram {
         if let Some(rec) = part.full_record(slot) {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
-        Ok(WriteOutcome { id, action, similarity: None, superseded, redacted, conflict: conflict.map(|(d, _)| d) })
-    }
-
-    /// Remember several memories in order; stops at the first invalid one.
-    pub fn remember_many(&mut self, scope: &Scope, inputs: Vec<MemoryInput>, now: Millis) -> Result<Vec<WriteOutcome>> {
-        inputs.into_iter().map(|i| self.remember(scope, i, now)).collect()
+        WriteOutcome { id, action, similarity: None, superseded, redacted, conflict: conflict.map(|(d, _)| d) }
     }
 
     fn reinforce(&mut self, scope: &Scope, slot: u32, input: &MemoryInput, sim: Option<f32>, now: Millis) -> WriteOutcome {
@@ -205,7 +187,7 @@ impl Engram {
         check_text("text", text, self.config.max_text_bytes)
     }
 
-    fn validate_input(&self, input: &MemoryInput, now: Millis) -> Result<()> {
+    pub(crate) fn validate_input(&self, input: &MemoryInput, now: Millis) -> Result<()> {
         self.validate_text(&input.text)?;
         for (field, v) in [("importance", input.importance), ("confidence", input.confidence)] {
             if !(0.0..=1.0).contains(&v) {
@@ -239,16 +221,69 @@ impl Engram {
     /// Check a vector against the store's embedder (fixing the dimension on first use)
     /// and return it unit-length.
     pub(crate) fn check_embedding(&mut self, v: &[f32]) -> Result<Vec<f32>> {
-        let dim = match &self.embedder {
-            Some(e) => e.dim,
-            None => {
-                if v.is_empty() || v.len() > 8192 {
-                    return Err(Error::invalid("embedding", "must have 1..=8192 dimensions"));
-                }
-                self.embedder = Some(EmbedderInfo { id: "caller".into(), dim: v.len() });
-                v.len()
-            }
-        };
-        unit(v, dim)
+        let mut dim = self.embedder.as_ref().map(|e| e.dim);
+        let unit = self.unit_embedding(v, &mut dim)?;
+        self.claim_dim(unit.len());
+        Ok(unit)
     }
+
+    /// Fix the store's dimension from the first vector stored (the caller's embedder).
+    pub(crate) fn claim_dim(&mut self, dim: usize) {
+        if self.embedder.is_none() {
+            self.embedder = Some(EmbedderInfo { id: "caller".into(), dim });
+        }
+    }
+}
+
+/// 1. An exact duplicate of a memory in force or under review (with the same key, if any).
+fn exact_duplicate(part: &Partition, input: &MemoryInput, hash: u64, sealed: &[Sealed], now: Millis) -> Option<(u32, Option<f32>)> {
+    let slot = part.with_hash(hash).iter().copied().find(|&s| {
+        part.at(s).is_some_and(|r| r.kind.is_memory() && !r.is_expired(now) && r.key == input.key && r.sealed == sealed)
+    })?;
+    Some((slot, None))
+}
+
+/// 2. A near duplicate — only for unkeyed memories (same-key different-text is a conflict),
+///    and only with the same numbers, polarity and most words (`same_substance`).
+fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Millis) -> Option<(u32, Option<f32>)> {
+    if input.key.is_some() || input.replaces.is_some() || threshold > 1.0 {
+        return None;
+    }
+    let (v, ix) = (input.embedding.as_ref()?, part.vectors.as_ref()?);
+    let near = ix.search(v, 1, threshold, |s| {
+        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&input.text, &r.text))
+    });
+    near.first().map(|&(slot, sim)| (slot, Some(sim)))
+}
+
+/// 3. A conflict with the key's current values, settled by the policy: the slots the new
+///    record closes, and the decision with the id of the value it met.
+fn settle_conflict(part: &Partition, policy: &ConflictPolicy, input: &MemoryInput, now: Millis) -> (Vec<u32>, Option<(Resolution, String)>) {
+    let mut closing: Vec<u32> = input.replaces.iter().filter_map(|t| part.slot_of(t)).collect();
+    let Some(key) = &input.key else { return (closing, None) };
+    let current: Vec<u32> = part.with_key(key).iter().copied().filter(|&s| part.at(s).is_some_and(Record::is_current)).collect();
+    if current.is_empty() {
+        return (closing, None);
+    }
+    let records: Vec<&Record> = current.iter().filter_map(|&s| part.at(s)).collect();
+    let incoming = Incoming {
+        key,
+        confidence: input.confidence,
+        source: input.source,
+        observed_at: input.observed_at.unwrap_or(now),
+        on_conflict: input.on_conflict,
+    };
+    let decision = policy.decide(&incoming, &records);
+    if matches!(decision, Resolution::KeepOld | Resolution::Flag) {
+        closing.clear(); // a value that does not win replaces nothing, even when asked to
+    }
+    if decision == Resolution::KeepNew {
+        for s in &current {
+            if !closing.contains(s) {
+                closing.push(*s);
+            }
+        }
+    }
+    let met = part.at(current[0]).map(|r| r.id.clone()).unwrap_or_default();
+    (closing, Some((decision, met)))
 }

@@ -9,6 +9,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::prepare::WriteBatch;
 use crate::engine::Engram;
 use crate::error::Result;
 use crate::graph::{EntityRef, Relation};
@@ -41,6 +42,17 @@ pub struct Link {
 }
 
 impl Extracted {
+    /// The memory this fact is remembered as (`rule-extracted`).
+    pub fn into_input(self) -> MemoryInput {
+        let mut m = MemoryInput::new(self.kind, self.text);
+        m.key = self.key;
+        m.importance = self.importance;
+        m.confidence = self.confidence;
+        m.tags = self.tags;
+        m.source = Source::RuleExtracted;
+        m
+    }
+
     /// The same fact, stating `user —rel→ name (kind)`.
     pub(crate) fn linked(mut self, rel: &str, name: &str, kind: &str) -> Self {
         let name = rules::clean(name);
@@ -112,23 +124,13 @@ impl Engram {
     /// Extract what is worth remembering from the user's turns and remember it through
     /// the normal write path. Returns one outcome per stored fact. Facts that state a
     /// relation also join the graph (`user —works_at→ Alibaba`, citing the record); when a
-    /// fact supersedes another, the relations the old one stated are removed.
+    /// fact supersedes another, the relations the old one stated are removed. (To record
+    /// the turns as well, prepare a [`WriteBatch`] with `turns` and `extract`.)
     pub fn observe(&mut self, scope: &Scope, user_texts: &[&str], now: Millis) -> Result<Vec<WriteOutcome>> {
-        let mut outcomes = Vec::new();
-        for text in user_texts {
-            for e in extract(text) {
-                let mut m = MemoryInput::new(e.kind, e.text);
-                m.key = e.key;
-                m.importance = e.importance;
-                m.confidence = e.confidence;
-                m.tags = e.tags;
-                m.source = Source::RuleExtracted;
-                let out = self.remember(scope, m, now)?;
-                self.link_extracted(scope, e.link, &out, now)?;
-                outcomes.push(out);
-            }
-        }
-        Ok(outcomes)
+        let facts = user_texts.iter().flat_map(|t| extract(t)).collect();
+        let prepared = self.prepare(scope, WriteBatch { facts, ..WriteBatch::default() }, now)?;
+        let none = vec![None; prepared.texts().len()];
+        Ok(self.commit(prepared, none, now)?.remembered)
     }
 
     /// The graph side of remembering an extracted fact: relations of the facts it
