@@ -50,7 +50,7 @@ pub use engine::sync::Applied;
 pub use ops::{Op, OpBody};
 pub use engine::working::Turn;
 pub use engine::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};
 pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};

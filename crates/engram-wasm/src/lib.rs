@@ -16,4 +16,5 @@ mod tokens;
 
 pub use embedder::{BertEmbedder, StaticEmbedder};
 pub use engine::Engine;
+pub use error::CODES as ERROR_CODES;
 pub use tokens::Tokenizer;
