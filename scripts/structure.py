@@ -77,24 +77,49 @@ def rust_graph(src_dir):
         if "bin" in rel or "tests" in rel:
             continue
         mods["::".join(rel) or "crate"] = p
-    graph = {}
+    def resolve(path, here):
+        """The module a path names, or None (external or the module itself)."""
+        segs = path.strip(":").split("::")
+        rest = []
+        while segs and "::".join(segs) not in mods:
+            rest.insert(0, segs.pop())
+        target = "::".join(segs) if segs else None
+        # A name a module re-exports (`pub use child::Name`) belongs to the child: a facade
+        # is not a dependency of what it re-exports.
+        seen = set()
+        while target and rest and rest[0] in reexports.get(target, {}) and target not in seen:
+            seen.add(target)
+            target, rest = reexports[target][rest[0]], rest[1:]
+        return target
+
+    sources, reexports = {}, {}
     for m, p in mods.items():
         src = strip_comments(open(p, encoding="utf-8").read())
         src = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", src, flags=re.S)  # unit tests are not structure
-        paths = re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*[a-z_][a-z0-9_]*)", src)
-        for group in re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*)\{([^}]*)\}", src):
-            paths += [group[0] + item.strip().split("::")[0] for item in group[1].split(",") if item.strip()]
+        sources[m] = src
         here = m.split("::") if m != "crate" else []
-        for parent in re.findall(r"\bsuper::((?:[a-z_][a-z0-9_]*::)*[a-z_][a-z0-9_]*)", src):
+        for head, names in re.findall(r"pub use\s+((?:crate::|self::)?(?:[a-z_][a-z0-9_]*::)+)\{?([^;}]*)\}?;", src):
+            head = head[:-2]
+            base = head[len("crate::"):] if head.startswith("crate::") else "::".join(here + [head.removeprefix("self::")])
+            if base not in mods:
+                continue
+            for name in names.split(","):
+                name = name.strip().split(" as ")[-1].strip()
+                if name:
+                    reexports.setdefault(m, {})[name] = base
+    graph = {}
+    for m, src in sources.items():
+        here = m.split("::") if m != "crate" else []
+        paths = re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", src)
+        for group in re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*)\{([^}]*)\}", src):
+            paths += [group[0] + item.strip() for item in group[1].split(",") if item.strip()]
+        for parent in re.findall(r"\bsuper::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", src):
             paths.append("::".join(here[:-1] + [parent]))  # the parent of foo::bar (bar.rs or bar/mod.rs) is foo
-        deps = set()
-        for path in paths:
-            segs = path.strip(":").split("::")
-            while segs and "::".join(segs) not in mods:
-                segs.pop()
-            target = "::".join(segs) if segs else None
-            if target and target != m:
-                deps.add(target)
+        # `use child::X` in a module names its own child module (2018 paths).
+        for c, name in re.findall(r"\buse\s+([a-z_][a-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)", src):
+            if "::".join(here + [c]) in mods:
+                paths.append("::".join(here + [c, name]))
+        deps = {t for t in (resolve(x, here) for x in paths) if t and t != m}
         graph[m] = deps
     return graph
 
@@ -134,7 +159,7 @@ def main():
         for n, p in sized[:TOP]:
             print(f"{n:6d}  {p}")
     for title, graph in [
-        ("engram-core modules (crate:: and super:: paths)", rust_graph("crates/engram-core/src")),
+        ("engram-core modules (crate::, super:: and child paths; re-exports followed)", rust_graph("crates/engram-core/src")),
         ("pkg/src files (relative imports)", ts_graph(["pkg/src"])),
         ("worker/src files (relative imports)", ts_graph(["worker/src"])),
     ]:
