@@ -17,6 +17,16 @@
 //! let ctx = mem.build_context(&chat, &ContextRequest::new("Which language should I use?", 900), t0).unwrap();
 //! assert!(ctx.text.contains("prefers Python") && ctx.tokens <= 900);
 //! ```
+//!
+//! ## Names
+//!
+//! [`Engram`] is one replica's memory (every user's records, sessions and graph); the SDK's
+//! `Engram` class owns one through the wasm binding, whose handle class is `Engine`. The
+//! [`engine`] module is `Engram`'s implementation by concern, not a second thing: a
+//! [partition](engine::partition) is one user's state and merges that user's ops, a
+//! [session](engine::session) is one conversation's working memory. An [op](ops) is one
+//! replicated change, a [frame](codec::frames) one sync message, a snapshot the whole state
+//! as bytes (README, "Names").
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
