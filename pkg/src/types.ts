@@ -113,7 +113,10 @@ export interface ScoreParts {
   vector: [number, number] | null;
   /** [1-based rank, BM25 score] in the lexical channel. */
   lexical: [number, number] | null;
+  /** 1-based rank in the exact-key channel. */
   key: number | null;
+  /** 1-based rank in the graph channel (records linked to entities the query names). */
+  graph: number | null;
   fused: number;
   decay: number;
   importance: number;

@@ -2,11 +2,11 @@
  * The worker's bindings and variables (see `wrangler.toml` at the repository root).
  * @module
  */
-import type { UserMemory } from "./user.js";
+import type { UserObject } from "./api.js";
 
 export interface Env {
   /** One Durable Object per user: the single writer of that user's memory. */
-  USERS: DurableObjectNamespace<UserMemory>;
+  USERS: DurableObjectNamespace<UserObject>;
   /** Workers Static Assets holding the token and embedding tables (never in the bundle). */
   ASSETS: Fetcher;
   /** D1, used as the users' store when `ENGRAM_STORE = "d1"` (still written only by each user's object). */

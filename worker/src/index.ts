@@ -20,10 +20,10 @@
  * | `GET /healthz`             | (no auth)    |                                                |
  * @module
  */
+import type { Op } from "./api.js";
 import { AuthError, verify, type User } from "./auth.js";
 import type { Env } from "./env.js";
 import { HttpError, log, readJson, respond, toReply, userHash, type Reply } from "./http.js";
-import type { Op } from "./user.js";
 
 export { UserMemory } from "./user.js";
 

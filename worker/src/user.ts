@@ -22,22 +22,12 @@ import {
   type ChatTurn, type Embedder, type ListFilter, type MemoryInput, type OpenOptions, type StorageAdapter,
 } from "engram";
 import { WorkersAiEmbedder } from "./ai.js";
+import type { Call, Op, UserObject } from "./api.js";
 import { mint, type User } from "./auth.js";
 import type { Env } from "./env.js";
 import { HttpError, log, toReply, userHash, type Reply } from "./http.js";
 import { DurableObjectSqlStorage } from "./storage.js";
 import { configureTables } from "./tables.js";
-
-/** The operations of the HTTP API, as the front worker names them. */
-export type Op = "remember" | "observe" | "recall" | "context" | "list" | "forget" | "forget-user" | "sync" | "status";
-
-/** One call from the front worker. */
-export interface Call {
-  op: Op;
-  who: User;
-  args: Record<string, unknown>;
-  requestId: string;
-}
 
 const WRITES = new Set<Op>(["remember", "observe", "forget", "forget-user"]);
 const MEMORY_FIELDS = ["text", "kind", "layer", "key", "importance", "confidence", "source", "tags", "sensitivity", "ttlMs", "observedAt", "onConflict", "replaces"] as const;
@@ -47,7 +37,7 @@ const MAX_K = 100;
 const MAX_BUDGET = 128_000;
 const ACTIVE_MS = 10 * 60_000;
 
-export class UserMemory extends DurableObject<Env> {
+export class UserMemory extends DurableObject<Env> implements UserObject {
   private mem: Promise<Engram> | undefined;
   private who: User | undefined;
   private readonly store: StorageAdapter;

@@ -90,10 +90,111 @@ impl Error {
         }
     }
 
+    /// Whose fault an error is, which is what the SDK's error class says: bytes that
+    /// cannot be used (stored, received, or a table or model loaded) are [`ErrorClass::Data`];
+    /// everything the caller can fix by changing what it passes is [`ErrorClass::Input`].
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Error::InvalidInput { .. }
+            | Error::DimensionMismatch { .. }
+            | Error::BadEmbedding(_)
+            | Error::TextTooLarge { .. }
+            | Error::NotFound(_)
+            | Error::Tokenize(_)
+            | Error::RedactionKey(_) => ErrorClass::Input,
+            Error::BadMagic { .. }
+            | Error::UnsupportedVersion { .. }
+            | Error::Truncated { .. }
+            | Error::Checksum { .. }
+            | Error::Decode { .. }
+            | Error::TokenTable(_)
+            | Error::EmbedTable(_)
+            | Error::EmbedModel(_) => ErrorClass::Data,
+        }
+    }
+
+    /// One error of every variant, for checks across languages (the test kit writes each
+    /// one's code and class to `tests/vectors/error-codes.json`; the SDK's classes are
+    /// tested against it). A unit test fails when a variant is missing here.
+    pub fn examples() -> Vec<Error> {
+        let w = "example";
+        vec![
+            Error::InvalidInput { field: w, reason: w.into() },
+            Error::DimensionMismatch { expected: 3, found: 4 },
+            Error::BadEmbedding(w),
+            Error::TextTooLarge { len: 2, max: 1 },
+            Error::NotFound(w.into()),
+            Error::BadMagic { what: w },
+            Error::UnsupportedVersion { what: w, found: 2, supported: 1 },
+            Error::Truncated { what: w },
+            Error::Checksum { what: w },
+            Error::Decode { what: w, reason: w.into() },
+            Error::TokenTable(w.into()),
+            Error::Tokenize(w.into()),
+            Error::EmbedTable(w.into()),
+            Error::EmbedModel(w.into()),
+            Error::RedactionKey(w),
+        ]
+    }
+
     pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidInput { field, reason: reason.into() }
     }
 }
 
+/// Whose fault an error is (see [`Error::class`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The caller passed something it can change; the engine stays usable.
+    Input,
+    /// Bytes that cannot be used: corrupt, truncated, from a newer version, or a bad table.
+    Data,
+}
+
+impl ErrorClass {
+    /// The class as a lowercase word (`"input"`, `"data"`), as the test vectors write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::Input => "input",
+            ErrorClass::Data => "data",
+        }
+    }
+}
+
 /// Result alias used across the core.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Variant names as declared in this file's `enum Error` (the source is the list).
+    fn declared_variants() -> Vec<String> {
+        let src = include_str!("error.rs");
+        let start = src.find("pub enum Error {").map_or(0, |i| i + "pub enum Error {".len());
+        let body = &src[start..start + src[start..].find("\n}").unwrap_or(0)];
+        body.lines()
+            .filter_map(|l| l.strip_prefix("    "))
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|l| l.chars().take_while(char::is_ascii_alphanumeric).collect())
+            .collect()
+    }
+
+    #[test]
+    fn examples_hold_one_error_of_every_declared_variant() {
+        let declared = declared_variants();
+        assert!(declared.len() >= 15, "found {declared:?}");
+        let examples: Vec<String> =
+            Error::examples().iter().map(|e| format!("{e:?}").chars().take_while(char::is_ascii_alphanumeric).collect()).collect();
+        assert_eq!(examples, declared, "list every variant in Error::examples, in declaration order");
+    }
+
+    #[test]
+    fn every_example_has_its_own_code() {
+        let mut codes: Vec<&str> = Error::examples().iter().map(Error::code).collect();
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n);
+    }
+}

@@ -17,6 +17,16 @@
 //! let ctx = mem.build_context(&chat, &ContextRequest::new("Which language should I use?", 900), t0).unwrap();
 //! assert!(ctx.text.contains("prefers Python") && ctx.tokens <= 900);
 //! ```
+//!
+//! ## Names
+//!
+//! [`Engram`] is one replica's memory (every user's records, sessions and graph); the SDK's
+//! `Engram` class owns one through the wasm binding, whose handle class is `Engine`. The
+//! [`engine`] module is `Engram`'s implementation by concern, not a second thing: a
+//! [partition](engine::partition) is one user's state and merges that user's ops, a
+//! [session](engine::session) is one conversation's working memory. An [op](ops) is one
+//! replicated change, a [frame](codec::frames) one sync message, a snapshot the whole state
+//! as bytes (README, "Names").
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
@@ -51,7 +61,7 @@ pub use ops::{Op, OpBody};
 pub use engine::prepare::{Committed, Prepared, WriteBatch};
 pub use engine::working::Turn;
 pub use engine::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};
 pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};

@@ -7,6 +7,7 @@ pub mod embed;
 pub mod extraction_eval;
 pub mod fuzzing;
 pub mod locomo;
+pub mod mirrors;
 pub mod netsim;
 pub mod pii_eval;
 pub mod qa_eval;

@@ -21,6 +21,13 @@ fn the_committed_vectors_are_byte_for_byte_what_the_test_kit_writes_now() {
 }
 
 #[test]
+fn the_committed_error_codes_and_types_are_what_the_rust_definitions_say_now() {
+    let text = |name| String::from_utf8(committed(name)).expect("utf-8");
+    assert_eq!(text("error-codes.json"), engram_testkit::mirrors::error_codes(), "regenerate with write-vectors: the SDK's copy is checked against it");
+    assert_eq!(text("types.json"), engram_testkit::mirrors::types(), "regenerate with write-vectors: the SDK's copy is checked against it");
+}
+
+#[test]
 fn the_committed_vectors_decode_to_their_manifest() {
     let snapshot = Engram::from_snapshot(&committed("snapshot.bin")).expect("snapshot");
     let ana = snapshot.list(&Scope::user("acme", "ana"), &ListFilter::default(), 1_764_000_010_000).expect("list");

@@ -1,6 +1,15 @@
 //! The one place core errors become JS values.
 
+use engram_core::ErrorClass;
 use wasm_bindgen::{JsCast, JsValue};
+
+/// Input the binding itself rejects before the core sees it (the core's own code).
+pub const INVALID_INPUT: &str = "INVALID_INPUT";
+/// A core value the binding could not hand to JS.
+pub const ENCODE: &str = "ENCODE";
+/// Every code this binding raises besides the core's own, with its class (the test kit
+/// writes them to `tests/vectors/error-codes.json`, which the SDK's classes are tested against).
+pub const CODES: [(&str, ErrorClass); 2] = [(INVALID_INPUT, ErrorClass::Input), (ENCODE, ErrorClass::Data)];
 
 /// A JS `Error` named `EngramError` with `code` (stable) and `message` (for people).
 pub fn to_js(e: engram_core::Error) -> JsValue {
@@ -9,7 +18,7 @@ pub fn to_js(e: engram_core::Error) -> JsValue {
 
 /// An `EngramError` for input the binding itself rejects before the core sees it.
 pub fn invalid(message: &str) -> JsValue {
-    make("INVALID_INPUT", message)
+    make(INVALID_INPUT, message)
 }
 
 fn make(code: &str, message: &str) -> JsValue {
@@ -67,5 +76,5 @@ pub fn string(what: &str, v: &JsValue) -> Result<String, JsValue> {
 /// Convert a core value into a plain JS object (maps become objects).
 pub fn to_plain<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
     let s = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true).serialize_missing_as_null(true);
-    v.serialize(&s).map_err(|e| make("ENCODE", &e.to_string()))
+    v.serialize(&s).map_err(|e| make(ENCODE, &e.to_string()))
 }

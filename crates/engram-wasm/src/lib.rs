@@ -17,4 +17,5 @@ mod write;
 
 pub use embedder::{BertEmbedder, StaticEmbedder};
 pub use engine::Engine;
+pub use error::CODES as ERROR_CODES;
 pub use tokens::Tokenizer;

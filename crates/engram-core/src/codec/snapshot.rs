@@ -63,9 +63,7 @@ impl Engram {
             .partitions
             .values()
             .map(|p| {
-                let mut tombstones: Vec<(&String, &Stamp)> = p.tombstones.iter().collect();
-                tombstones.sort();
-                PartitionOut { user: &p.key, records: RecordsOut(p), sessions: p.sessions.iter().collect(), tombstones, graph: &p.graph }
+                PartitionOut { user: p.key(), records: RecordsOut(p), sessions: p.sessions().collect(), tombstones: p.tombstones(), graph: p.graph() }
             })
             .collect();
         let image = ImageOut {
@@ -98,21 +96,20 @@ impl Engram {
             .partitions
             .values()
             .map(|p| {
-                let mut tombstones: Vec<(String, Stamp)> = p.tombstones.iter().map(|(k, v)| (k.clone(), *v)).collect();
-                tombstones.sort();
+                let tombstones: Vec<(String, Stamp)> = p.tombstones().into_iter().map(|(k, v)| (k.clone(), *v)).collect();
                 let mut records: Vec<Record> = p.iter().filter_map(|(s, _)| p.full_record(s)).collect();
                 records.sort_by(|a, b| a.id.cmp(&b.id));
                 PartitionImage {
-                    user: p.key.clone(),
+                    user: p.key().clone(),
                     records,
                     // An all-default session is the same as none (an entry made by a read
                     // or a refused write).
-                    sessions: p.sessions.iter().filter(|(_, v)| **v != Session::default()).map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    sessions: p.sessions().filter(|(_, v)| **v != Session::default()).map(|(k, v)| (k.clone(), v.clone())).collect(),
                     tombstones,
-                    graph: p.graph.clone(),
+                    graph: p.graph().clone(),
                 }
             })
-            .filter(|p| !(p.records.is_empty() && p.sessions.is_empty() && p.tombstones.is_empty() && p.graph.entities.is_empty()))
+            .filter(|p| !(p.records.is_empty() && p.sessions.is_empty() && p.tombstones.is_empty() && p.graph.is_empty()))
             .collect();
         let forgotten: Vec<(UserKey, Stamp)> = self.forgotten.iter().map(|(k, v)| (k.clone(), *v)).collect();
         (partitions, forgotten)
@@ -138,7 +135,7 @@ impl Engram {
         let mut partitions = BTreeMap::new();
         for _ in 0..count {
             let p = r.partition(&config, dim)?;
-            partitions.insert(p.key.clone(), p);
+            partitions.insert(p.key().clone(), p);
         }
         let (forgotten, pending): (Vec<(UserKey, Stamp)>, Vec<Op>) = r.take()?;
         r.finish()?;
@@ -207,7 +204,7 @@ impl<S: ByteSource> Reader<'_, S> {
         p.reserve(records.saturating_add(records / 4).min(self.remaining() / MIN_RECORD_BYTES));
         for _ in 0..records {
             let mut r: Record = self.take()?;
-            if r.scope.user_key() != p.key {
+            if r.scope.user_key() != *p.key() {
                 return Err(invalid(format!("record {} is filed under another user", r.id)));
             }
             if let Some(v) = r.embedding.take() {
@@ -217,9 +214,7 @@ impl<S: ByteSource> Reader<'_, S> {
             p.put(r, config);
         }
         let (sessions, tombstones, graph): PartitionTail = self.take()?;
-        p.sessions = sessions.into_iter().collect();
-        p.tombstones = tombstones.into_iter().collect();
-        p.graph = graph;
+        p.restore(sessions, tombstones, graph);
         Ok(p)
     }
 
@@ -311,14 +306,12 @@ mod tests {
             .partitions
             .values()
             .map(|p| {
-                let mut tombstones: Vec<(String, Stamp)> = p.tombstones.iter().map(|(k, v)| (k.clone(), *v)).collect();
-                tombstones.sort();
                 PartitionImage {
-                    user: p.key.clone(),
+                    user: p.key().clone(),
                     records: p.iter().filter_map(|(s, _)| p.full_record(s)).collect(),
-                    sessions: p.sessions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                    tombstones,
-                    graph: p.graph.clone(),
+                    sessions: p.sessions().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    tombstones: p.tombstones().into_iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                    graph: p.graph().clone(),
                 }
             })
             .collect();

@@ -10,12 +10,12 @@ use crate::model::FactKey;
 /// Records cited by edges touching entities the query names (by their name, case-folded),
 /// nearest first: edges of a mentioned entity, then edges one hop further.
 pub(crate) fn graph_channel(p: &Partition, query: &str, n: usize, accept: impl Fn(u32) -> bool) -> Vec<u32> {
-    if p.graph.entities.is_empty() {
+    if p.graph().is_empty() {
         return Vec::new();
     }
     let q = query.to_lowercase();
     let mentioned: Vec<&str> =
-        p.graph.entities.values().filter(|e| e.name.chars().count() >= 2 && q.contains(&e.name.to_lowercase())).map(|e| e.id.as_str()).collect();
+        p.graph().entities().filter(|e| e.name.chars().count() >= 2 && q.contains(&e.name.to_lowercase())).map(|e| e.id.as_str()).collect();
     let mut out: Vec<u32> = Vec::new();
     let push = |record: &Option<String>, out: &mut Vec<u32>| {
         if let Some(slot) = record.as_deref().and_then(|r| p.slot_of(r)) {
@@ -25,13 +25,13 @@ pub(crate) fn graph_channel(p: &Partition, query: &str, n: usize, accept: impl F
         }
     };
     for id in &mentioned {
-        for (_, e) in p.graph.out(id, None).chain(p.graph.incoming(id, None)) {
+        for (_, e) in p.graph().out(id, None).chain(p.graph().incoming(id, None)) {
             push(&e.record, &mut out);
         }
     }
     for id in &mentioned {
-        for nb in p.graph.neighbours(id) {
-            for (_, e) in p.graph.out(&nb, None).chain(p.graph.incoming(&nb, None)) {
+        for nb in p.graph().neighbours(id) {
+            for (_, e) in p.graph().out(&nb, None).chain(p.graph().incoming(&nb, None)) {
                 push(&e.record, &mut out);
             }
         }

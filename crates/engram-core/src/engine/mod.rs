@@ -20,6 +20,7 @@ pub mod prepare;
 pub mod recall;
 pub mod relations;
 pub mod resolution;
+pub mod session;
 pub mod render;
 pub mod sync;
 pub mod timeline;
@@ -179,7 +180,7 @@ impl Engram {
     }
 
     fn has_vectors(&self) -> bool {
-        self.partitions.values().any(|p| p.vectors.as_ref().is_some_and(|v| !v.is_empty()))
+        self.partitions.values().any(|p| p.vectors().is_some_and(|v| !v.is_empty()))
     }
 
     pub(crate) fn partition(&self, scope: &Scope) -> Result<Option<&Partition>> {
@@ -222,12 +223,12 @@ impl Engram {
     /// True when the user's vector index is past the ANN threshold and should be rebuilt
     /// (the SDK calls [`Engram::rebuild_index`] when idle).
     pub fn needs_index_rebuild(&self, scope: &Scope) -> Result<bool> {
-        Ok(self.partition(scope)?.and_then(|p| p.vectors.as_ref()).is_some_and(|v| v.needs_ann_rebuild()))
+        Ok(self.partition(scope)?.and_then(|p| p.vectors()).is_some_and(|v| v.needs_ann_rebuild()))
     }
 
     /// Compact the user's vector index and (above the threshold) build its HNSW main index.
     pub fn rebuild_index(&mut self, scope: &Scope) -> Result<()> {
-        if let Some(v) = self.partition_mut(scope)?.vectors.as_mut() {
+        if let Some(v) = self.partition_mut(scope)?.vectors_mut() {
             v.rebuild();
         }
         Ok(())

@@ -247,14 +247,14 @@ impl Engram {
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
         let contributes = |slot: u32| p.meta(slot).live(now);
-        if let (Some(v), Some(ix)) = (&query_vec, p.vectors.as_ref()) {
+        if let (Some(v), Some(ix)) = (&query_vec, p.vectors()) {
             let found = ix.search(v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
                 parts.entry(*slot).or_default().vector = Some((rank, *sim));
             }
         }
         let cues = QueryCues::of(&q.text);
-        let raw: FxHashMap<u32, f32> = p.bm25.scores(&q.text).into_iter().filter(|&(s, _)| contributes(s)).collect();
+        let raw: FxHashMap<u32, f32> = p.bm25().scores(&q.text).into_iter().filter(|&(s, _)| contributes(s)).collect();
         let boost = |s: u32| p.at(s).map_or(1.0, |r| cues.boost(&r.text));
         let found = said_together(p, &raw, &boost, n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {

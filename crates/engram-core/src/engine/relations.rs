@@ -57,11 +57,10 @@ impl Engram {
             return Ok(());
         }
         let Some(p) = self.partition(scope)? else { return Ok(()) };
-        let g = &p.graph;
-        let entity = |id: &str| g.entities.get(id).map(|e| EntityRef::new(&e.name, &e.kind));
+        let g = p.graph();
+        let entity = |id: &str| g.entity(id).map(|e| EntityRef::new(&e.name, &e.kind));
         let stale: Vec<Relation> = g
-            .edges
-            .iter()
+            .edges()
             .filter(|(_, s)| s.present && s.record.as_ref().is_some_and(|r| records.contains(r)))
             .filter_map(|(k, s)| Some(Relation { from: entity(&k.from)?, rel: k.rel.clone(), to: entity(&k.to)?, present: false, record: s.record.clone() }))
             .collect();
@@ -73,6 +72,6 @@ impl Engram {
 
     /// Answer a graph template for the scope's user.
     pub fn graph_query(&self, scope: &Scope, q: &GraphQuery) -> Result<GraphAnswer> {
-        Ok(self.partition(scope)?.map(|p| p.graph.query(q)).unwrap_or_default())
+        Ok(self.partition(scope)?.map(|p| p.graph().query(q)).unwrap_or_default())
     }
 }

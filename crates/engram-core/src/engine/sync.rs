@@ -3,12 +3,14 @@
 //! records a stamp after which older ops for that user are refused, so a late sync from
 //! another device cannot resurrect forgotten data. Applying an op twice is harmless.
 
+use std::collections::BTreeMap;
+
 use crate::engine::partition::Partition;
-use crate::graph::{norm, EdgeKey, EntityRef};
 use crate::engine::Engram;
 use crate::error::Result;
+use crate::graph::EntityRef;
 use crate::hlc::{Millis, Stamp};
-use crate::model::Scope;
+use crate::model::{Scope, UserKey};
 pub use crate::ops::{Op, OpBody};
 
 /// What applying an op did.
@@ -67,36 +69,34 @@ impl Engram {
             ops.push(Op { user: user.clone(), stamp: *stamp, body: OpBody::ForgetUser });
         }
         for p in self.partitions.values() {
-            let op = |stamp: Stamp, body: OpBody| Op { user: p.key.clone(), stamp, body };
+            let op = |stamp: Stamp, body: OpBody| Op { user: p.key().clone(), stamp, body };
             for r in p.iter().filter_map(|(slot, _)| p.full_record(slot)) {
                 ops.push(op(r.stamp, OpBody::Upsert(Box::new(r))));
             }
-            let mut tombstones: Vec<(&String, &Stamp)> = p.tombstones.iter().collect();
-            tombstones.sort();
-            for (id, stamp) in tombstones {
+            for (id, stamp) in p.tombstones() {
                 ops.push(op(*stamp, OpBody::Delete { id: id.clone() }));
             }
-            for (name, sess) in &p.sessions {
-                if sess.cleared != Stamp::default() {
-                    ops.push(op(sess.cleared, OpBody::SessionClear { session: name.clone() }));
+            for (name, sess) in p.sessions() {
+                let session = || name.clone();
+                if sess.cleared() != Stamp::default() {
+                    ops.push(op(sess.cleared(), OpBody::SessionClear { session: session() }));
                 }
-                for (key, value) in &sess.state {
-                    let stamp = sess.stamps.get(key).copied().unwrap_or_default();
-                    ops.push(op(stamp, OpBody::SessionSet { session: name.clone(), key: key.clone(), value: value.clone() }));
+                for (key, value, stamp) in sess.stamped_state() {
+                    ops.push(op(stamp, OpBody::SessionSet { session: session(), key: key.to_owned(), value: value.to_owned() }));
                 }
-                if let Some(text) = &sess.summary {
-                    ops.push(op(sess.summary_stamp, OpBody::SessionSummary { session: name.clone(), text: text.clone() }));
+                if let Some((text, stamp)) = sess.stamped_summary() {
+                    ops.push(op(stamp, OpBody::SessionSummary { session: session(), text: text.to_owned() }));
                 }
             }
-            let g = &p.graph;
-            let entity = |id: &str| g.entities.get(id).map(|e| EntityRef { name: e.name.clone(), kind: e.kind.clone() });
-            for (k, e) in &g.edges {
+            let g = p.graph();
+            let entity = |id: &str| g.entity(id).map(|e| EntityRef { name: e.name.clone(), kind: e.kind.clone() });
+            for (k, e) in g.edges() {
                 let (Some(from), Some(to)) = (entity(&k.from), entity(&k.to)) else { continue };
                 ops.push(op(e.stamp, OpBody::GraphEdge { from, rel: k.rel.clone(), to, present: e.present, record: e.record.clone() }));
             }
-            for ((id, attr), stamp) in &g.attr_stamps {
-                let (Some(ent), Some(value)) = (entity(id), g.entities.get(id).and_then(|e| e.attributes.get(attr))) else { continue };
-                ops.push(op(*stamp, OpBody::GraphAttr { entity: ent, attr: attr.clone(), value: value.clone() }));
+            for (e, attr, value, stamp) in g.attr_writes() {
+                let ent = EntityRef { name: e.name.clone(), kind: e.kind.clone() };
+                ops.push(op(stamp, OpBody::GraphAttr { entity: ent, attr: attr.to_owned(), value: value.to_owned() }));
             }
         }
         ops
@@ -107,129 +107,52 @@ impl Engram {
         ops.into_iter().map(|op| self.apply(op)).collect()
     }
 
-    /// Apply one op.
+    /// Apply one op: refuse it if its user was forgotten after it was made, else hand it
+    /// to the piece of state that owns what it changes (the user's partition, one of its
+    /// sessions, its graph), which merges it.
     pub fn apply(&mut self, op: Op) -> Result<Applied> {
         op.validate()?;
         self.hlc.observe(op.stamp);
         if self.forgotten.get(&op.user).is_some_and(|f| *f >= op.stamp) {
             return Ok(Applied::Refused);
         }
-        match op.body {
+        let Op { user, stamp, body } = op;
+        let parts = &mut self.partitions;
+        let changed = match body {
             OpBody::ForgetUser => {
-                let f = self.forgotten.entry(op.user.clone()).or_insert(op.stamp);
-                *f = (*f).max(op.stamp);
-                let Some(p) = self.partitions.get_mut(&op.user) else { return Ok(Applied::Changed) };
-                let doomed: Vec<String> = p.iter().filter(|(_, r)| r.stamp < op.stamp).map(|(_, r)| r.id.clone()).collect();
-                for id in doomed {
-                    p.remove(&id);
-                }
-                let surviving: std::collections::BTreeSet<String> = p.iter().map(|(_, r)| r.id.clone()).collect();
-                for sess in p.sessions.values_mut() {
-                    sess.drop_before(op.stamp);
-                    sess.turns.retain(|t| surviving.contains(t));
-                    if sess.summary_stamp < op.stamp {
-                        sess.summary = None;
-                    }
-                }
-                p.sessions.retain(|_, s| !(s.state.is_empty() && s.turns.is_empty() && s.summary.is_none()));
-                p.retouch();
-                p.tombstones.retain(|_, s| *s > op.stamp);
-                p.graph.edges.retain(|_, e| e.stamp > op.stamp);
-                p.graph.attr_stamps.retain(|_, s| *s > op.stamp);
-                let keep: std::collections::BTreeSet<String> =
-                    p.graph.edges.keys().flat_map(|k| [k.from.clone(), k.to.clone()]).chain(p.graph.attr_stamps.keys().map(|k| k.0.clone())).collect();
-                p.graph.entities.retain(|id, _| keep.contains(id));
-                for e in p.graph.entities.values_mut() {
-                    let id = e.id.clone();
-                    e.attributes.retain(|a, _| p.graph.attr_stamps.contains_key(&(id.clone(), a.clone())));
-                }
-                if p.is_empty() && p.graph.entities.is_empty() && p.sessions.is_empty() && p.tombstones.is_empty() {
-                    self.partitions.remove(&op.user);
-                }
-                Ok(Applied::Changed)
+                self.forget_user_before(user, stamp);
+                true
             }
-            OpBody::SessionSet { session, key, value } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let sess = p.sessions.entry(session).or_default();
-                if op.stamp <= sess.cleared || sess.stamps.get(&key).is_some_and(|s| *s >= op.stamp) {
-                    return Ok(Applied::Ignored);
-                }
-                sess.stamps.insert(key.clone(), op.stamp);
-                sess.state.insert(key, value);
-                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
-                Ok(Applied::Changed)
-            }
-            OpBody::SessionSummary { session, text } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let sess = p.sessions.entry(session).or_default();
-                if sess.summary_stamp >= op.stamp {
-                    return Ok(Applied::Ignored);
-                }
-                sess.summary_stamp = op.stamp;
-                sess.summary = Some(text);
-                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
-                Ok(Applied::Changed)
-            }
-            OpBody::SessionClear { session } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let sess = p.sessions.entry(session).or_default();
-                if sess.cleared >= op.stamp {
-                    return Ok(Applied::Ignored);
-                }
-                sess.clear_before(op.stamp);
-                sess.touched_at = sess.touched_at.max(op.stamp.wall_ms);
-                Ok(Applied::Changed)
-            }
-            OpBody::GraphEdge { from, rel, to, present, record } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let f = p.graph.ensure(&from.name, &from.kind);
-                let t = p.graph.ensure(&to.name, &to.kind);
-                let key = EdgeKey { from: f, rel: norm(&rel), to: t };
-                Ok(if p.graph.put_edge(key, present, op.stamp, record) { Applied::Changed } else { Applied::Ignored })
-            }
-            OpBody::GraphAttr { entity, attr, value } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let id = p.graph.ensure(&entity.name, &entity.kind);
-                Ok(if p.graph.put_attr(&id, &attr, &value, op.stamp) { Applied::Changed } else { Applied::Ignored })
-            }
-            OpBody::Delete { id } => {
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                let newer = p.tombstones.get(&id).is_none_or(|s| *s < op.stamp);
-                if newer {
-                    p.tombstones.insert(id.clone(), op.stamp);
-                }
-                match p.get(&id) {
-                    Some(r) if r.stamp < op.stamp => {
-                        p.remove(&id);
-                        Ok(Applied::Changed)
-                    }
-                    _ if newer => Ok(Applied::Changed),
-                    _ => Ok(Applied::Ignored),
-                }
-            }
-            OpBody::Upsert(rec) => {
-                let mut rec = *rec;
+            OpBody::Upsert(mut rec) => {
                 if let Some(v) = rec.embedding.take() {
                     rec.embedding = Some(self.check_embedding(&v)?);
                 }
-                let p = self.partitions.entry(op.user.clone()).or_insert_with(|| Partition::new(op.user.clone()));
-                if p.tombstones.get(&rec.id).is_some_and(|s| *s >= rec.stamp) {
-                    return Ok(Applied::Ignored);
-                }
-                if p.get(&rec.id).is_some_and(|cur| cur.stamp >= rec.stamp) {
-                    return Ok(Applied::Ignored);
-                }
-                let session = rec.scope.session.clone().filter(|_| rec.kind == crate::model::Kind::Message);
-                let id = rec.id.clone();
-                let stamp = rec.stamp;
-                p.put(rec, &self.config);
-                if let Some(s) = session {
-                    let sess = p.sessions.entry(s).or_default();
-                    sess.add_turn(&id);
-                    sess.touched_at = sess.touched_at.max(stamp.wall_ms);
-                }
-                Ok(Applied::Changed)
+                partition(&mut self.partitions, user).merge_upsert(*rec, &self.config)
             }
+            OpBody::Delete { id } => partition(parts, user).merge_delete(id, stamp),
+            OpBody::SessionSet { session, key, value } => partition(parts, user).session_mut(session).merge_set(key, value, stamp),
+            OpBody::SessionSummary { session, text } => partition(parts, user).session_mut(session).merge_summary(text, stamp),
+            OpBody::SessionClear { session } => partition(parts, user).session_mut(session).merge_clear(stamp),
+            OpBody::GraphEdge { from, rel, to, present, record } => partition(parts, user).merge_edge(&from, &rel, &to, present, stamp, record),
+            OpBody::GraphAttr { entity, attr, value } => partition(parts, user).merge_attr(&entity, &attr, &value, stamp),
+        };
+        Ok(if changed { Applied::Changed } else { Applied::Ignored })
+    }
+
+    /// Record that `user` was forgotten at `stamp` (the later of two forgets wins), and
+    /// drop what their partition holds from before it; an emptied partition goes.
+    fn forget_user_before(&mut self, user: UserKey, stamp: Stamp) {
+        let f = self.forgotten.entry(user.clone()).or_insert(stamp);
+        *f = (*f).max(stamp);
+        let Some(p) = self.partitions.get_mut(&user) else { return };
+        p.forget_before(stamp);
+        if p.is_vacant() {
+            self.partitions.remove(&user);
         }
     }
+}
+
+/// The user's partition, made empty when absent.
+fn partition(parts: &mut BTreeMap<UserKey, Partition>, user: UserKey) -> &mut Partition {
+    parts.entry(user.clone()).or_insert_with(|| Partition::new(user))
 }

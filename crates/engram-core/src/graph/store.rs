@@ -44,13 +44,57 @@ pub struct EdgeState {
 /// The graph of one partition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Graph {
-    pub entities: BTreeMap<String, Entity>,
-    pub edges: BTreeMap<EdgeKey, EdgeState>,
+    pub(super) entities: BTreeMap<String, Entity>,
+    edges: BTreeMap<EdgeKey, EdgeState>,
     /// Stamp of the last write of each `(entity, attribute)`.
-    pub attr_stamps: BTreeMap<(String, String), Stamp>,
+    attr_stamps: BTreeMap<(String, String), Stamp>,
 }
 
 impl Graph {
+    /// True when the graph has no entities.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The entity with (normalized) `id`.
+    pub fn entity(&self, id: &str) -> Option<&Entity> {
+        self.entities.get(id)
+    }
+
+    /// Every entity, by id.
+    pub fn entities(&self) -> impl Iterator<Item = &Entity> {
+        self.entities.values()
+    }
+
+    /// Every edge ever written (present or removed), by key.
+    pub fn edges(&self) -> impl Iterator<Item = (&EdgeKey, &EdgeState)> {
+        self.edges.iter()
+    }
+
+    /// Every attribute write still held: the entity, the attribute, its value and stamp.
+    pub fn attr_writes(&self) -> impl Iterator<Item = (&Entity, &str, &str, Stamp)> {
+        self.attr_stamps.iter().filter_map(|((id, attr), stamp)| {
+            let e = self.entities.get(id)?;
+            let value = e.attributes.get(attr)?;
+            Some((e, attr.as_str(), value.as_str(), *stamp))
+        })
+    }
+
+    /// Drop the edges and attributes written at or before `stamp`, and the entities no
+    /// remaining edge or attribute refers to (the user was forgotten at `stamp`).
+    pub fn forget_before(&mut self, stamp: Stamp) {
+        self.edges.retain(|_, e| e.stamp > stamp);
+        self.attr_stamps.retain(|_, s| *s > stamp);
+        let keep: BTreeSet<String> =
+            self.edges.keys().flat_map(|k| [k.from.clone(), k.to.clone()]).chain(self.attr_stamps.keys().map(|k| k.0.clone())).collect();
+        self.entities.retain(|id, _| keep.contains(id));
+        let attr_stamps = &self.attr_stamps;
+        for e in self.entities.values_mut() {
+            let id = e.id.clone();
+            e.attributes.retain(|a, _| attr_stamps.contains_key(&(id.clone(), a.clone())));
+        }
+    }
+
     /// Make sure an entity exists (same name and kind on every replica, whatever the order).
     pub fn ensure(&mut self, name: &str, kind: &str) -> String {
         let id = norm(name);

@@ -9,57 +9,17 @@
 //! `[EMAIL#…]` plus the value sealed into the record, reversible only with that key.
 
 mod detect;
+mod kind;
 mod seal;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
 pub use detect::{detect, PiiMatch};
+pub use kind::PiiKind;
 pub use seal::{RedactionKey, Sealed};
 
 use crate::model::Sensitivity;
-
-/// A kind of personal or secret data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PiiKind {
-    /// A password, PIN or secret stated in text ("my password is …").
-    Secret,
-    /// An API key or access token of a known provider, a JWT or a bearer token.
-    ApiKey,
-    /// A mainland China resident ID number (checksum-valid).
-    ChinaId,
-    /// A payment card number (Luhn-valid).
-    Card,
-    /// An IBAN (mod 97-valid).
-    Iban,
-    Email,
-    /// A phone number (international, North American, mainland China mobile or landline).
-    Phone,
-    /// An IPv4 or IPv6 address.
-    Ip,
-}
-
-impl PiiKind {
-    /// The placeholder label.
-    pub fn label(self) -> &'static str {
-        match self {
-            PiiKind::Secret => "SECRET",
-            PiiKind::ApiKey => "API_KEY",
-            PiiKind::ChinaId => "ID_NUMBER",
-            PiiKind::Card => "CARD",
-            PiiKind::Iban => "IBAN",
-            PiiKind::Email => "EMAIL",
-            PiiKind::Phone => "PHONE",
-            PiiKind::Ip => "IP",
-        }
-    }
-
-    /// Kinds never stored, whatever the policy says.
-    pub fn always_redacted(self) -> bool {
-        matches!(self, PiiKind::Secret | PiiKind::ApiKey | PiiKind::Card)
-    }
-}
 
 /// What to do with a memory of a sensitivity tier that contains PII.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::{Error, Result};
-use crate::pii::PiiKind;
+use crate::pii::kind::PiiKind;
 
 type HmacSha256 = Hmac<Sha256>;
 

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
 use crate::engine::config::Config;
+pub use crate::engine::session::Session;
 use crate::engine::timeline::Timeline;
 use crate::graph::Graph;
 use crate::hlc::{Millis, Stamp};
@@ -15,49 +15,6 @@ use crate::lexical::Bm25;
 use crate::model::{FactKey, Kind, Layer, Record, UserKey};
 use crate::text::{content_hash, normalize};
 use crate::vector::VectorIndex;
-
-/// Working memory of one session.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Session {
-    /// Key/value state; values are opaque strings (the SDK stores JSON).
-    pub state: BTreeMap<String, String>,
-    /// Last write to the session; the state expires `session_ttl_ms` after it.
-    pub touched_at: Millis,
-    /// Ids of the session's turns, oldest first.
-    pub turns: Vec<String>,
-    /// The rolling summary of turns that left the recent window.
-    pub summary: Option<String>,
-    /// Stamp of the last write of each state key (last writer wins across replicas).
-    pub stamps: BTreeMap<String, Stamp>,
-    /// Stamp of the last summary write.
-    pub summary_stamp: Stamp,
-    /// Stamp of the last clear (expiry or end of the session): state written before it is
-    /// gone on every replica, whatever order the ops arrive in.
-    pub cleared: Stamp,
-}
-
-impl Session {
-    /// Insert a turn id keeping ids (stamp-ordered) sorted: every replica lists turns alike.
-    pub fn add_turn(&mut self, id: &str) {
-        if let Err(at) = self.turns.binary_search_by(|t| t.as_str().cmp(id)) {
-            self.turns.insert(at, id.to_owned());
-        }
-    }
-
-    /// Clear the state written before `stamp`, and refuse older writes from now on.
-    pub fn clear_before(&mut self, stamp: Stamp) {
-        self.cleared = self.cleared.max(stamp);
-        self.drop_before(stamp);
-    }
-
-    /// Drop state written before `stamp` (forgetting the user: the forget's own stamp
-    /// refuses older writes, so nothing is recorded here).
-    pub fn drop_before(&mut self, stamp: Stamp) {
-        let stamps = &mut self.stamps;
-        self.state.retain(|k, _| stamps.get(k).is_some_and(|s| *s > stamp));
-        stamps.retain(|_, s| *s > stamp);
-    }
-}
 
 /// What recall filters on, per slot, packed so that filtering 100k candidates touches
 /// 16 bytes each instead of whole records.
@@ -85,21 +42,28 @@ impl SlotMeta {
     }
 }
 
-/// One user's records and indexes.
+mod merge;
+
+/// One user's records and indexes, and the replicated state filed under the user
+/// (sessions, tombstones, graph). Ops are merged by the methods in [`merge`]; readers go
+/// through accessors.
 #[derive(Debug)]
 pub struct Partition {
-    pub key: UserKey,
+    key: UserKey,
     records: Vec<Option<Record>>,
     meta: Vec<SlotMeta>,
     by_id: FxHashMap<String, u32>,
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
-    pub bm25: Bm25,
+    bm25: Bm25,
     timeline: Timeline,
+    /// Still public: `engine/write.rs` reads it directly (use [`Partition::vectors`]).
     pub vectors: Option<VectorIndex>,
+    /// Still public: `engine/working.rs` reads and writes it directly (use
+    /// [`Partition::session`], [`Partition::session_mut`], [`Partition::sessions`]).
     pub sessions: BTreeMap<String, Session>,
-    pub tombstones: FxHashMap<String, Stamp>,
-    pub graph: Graph,
+    tombstones: FxHashMap<String, Stamp>,
+    graph: Graph,
 }
 
 impl Partition {
@@ -119,6 +83,60 @@ impl Partition {
             tombstones: FxHashMap::default(),
             graph: Graph::default(),
         }
+    }
+
+    /// The user this partition holds.
+    pub fn key(&self) -> &UserKey {
+        &self.key
+    }
+
+    /// The lexical index over current records.
+    pub fn bm25(&self) -> &Bm25 {
+        &self.bm25
+    }
+
+    /// The vector index over current records with an embedding, once one has arrived.
+    pub fn vectors(&self) -> Option<&VectorIndex> {
+        self.vectors.as_ref()
+    }
+
+    /// The vector index, to compact or rebuild it.
+    pub fn vectors_mut(&mut self) -> Option<&mut VectorIndex> {
+        self.vectors.as_mut()
+    }
+
+    /// The user's graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The session named `name`, if it holds anything.
+    pub fn session(&self, name: &str) -> Option<&Session> {
+        self.sessions.get(name)
+    }
+
+    /// Every session, by name.
+    pub fn sessions(&self) -> impl Iterator<Item = (&String, &Session)> {
+        self.sessions.iter()
+    }
+
+    /// The session named `name`, made empty when absent.
+    pub fn session_mut(&mut self, name: String) -> &mut Session {
+        self.sessions.entry(name).or_default()
+    }
+
+    /// Deleted ids with the stamp of their delete, sorted by id.
+    pub fn tombstones(&self) -> Vec<(&String, &Stamp)> {
+        let mut t: Vec<(&String, &Stamp)> = self.tombstones.iter().collect();
+        t.sort();
+        t
+    }
+
+    /// Put back what a snapshot holds beside the records: sessions, tombstones, graph.
+    pub fn restore(&mut self, sessions: Vec<(String, Session)>, tombstones: Vec<(String, Stamp)>, graph: Graph) {
+        self.sessions = sessions.into_iter().collect();
+        self.tombstones = tombstones.into_iter().collect();
+        self.graph = graph;
     }
 
     /// Make room for `n` more records at once (a snapshot being loaded knows its count):
@@ -263,14 +281,13 @@ impl Partition {
         let by_id = &self.by_id;
         let records = &self.records;
         for s in self.sessions.values_mut() {
-            let turn = s
+            let latest_turn = s
                 .turns
                 .iter()
                 .filter_map(|t| by_id.get(t).and_then(|&slot| records[slot as usize].as_ref()))
-                .map(|r| r.stamp.wall_ms);
-            let state = s.stamps.values().map(|st| st.wall_ms);
-            let marks = [s.summary_stamp.wall_ms, s.cleared.wall_ms];
-            s.touched_at = turn.chain(state).chain(marks).max().unwrap_or(0);
+                .map(|r| r.stamp.wall_ms)
+                .max();
+            s.retouch(latest_turn);
         }
     }
 
