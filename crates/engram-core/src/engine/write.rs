@@ -249,7 +249,7 @@ fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Mi
     if input.key.is_some() || input.replaces.is_some() || threshold > 1.0 {
         return None;
     }
-    let (v, ix) = (input.embedding.as_ref()?, part.vectors.as_ref()?);
+    let (v, ix) = (input.embedding.as_ref()?, part.vectors()?);
     let near = ix.search(v, 1, threshold, |s| {
         part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&input.text, &r.text))
     });

@@ -58,10 +58,10 @@ pub struct Partition {
     bm25: Bm25,
     timeline: Timeline,
     /// Still public: `engine/write.rs` reads it directly (use [`Partition::vectors`]).
-    pub vectors: Option<VectorIndex>,
+    vectors: Option<VectorIndex>,
     /// Still public: `engine/working.rs` reads and writes it directly (use
     /// [`Partition::session`], [`Partition::session_mut`], [`Partition::sessions`]).
-    pub sessions: BTreeMap<String, Session>,
+    sessions: BTreeMap<String, Session>,
     tombstones: FxHashMap<String, Stamp>,
     graph: Graph,
 }
