@@ -21,7 +21,7 @@
 //! assert_eq!(done.remembered.len(), 1);
 //! ```
 
-use crate::engine::working::Turn;
+use crate::engine::working::{ReadyTurn, Turn};
 use crate::engine::Engram;
 use crate::error::{Error, Result};
 use crate::extract::{extract, Extracted, Link};
@@ -84,15 +84,6 @@ pub struct Committed {
 enum Item {
     Turn(usize),
     Memory(usize),
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct ReadyTurn {
-    pub(crate) role: Source,
-    /// Redacted and trimmed: what is stored.
-    pub(crate) text: String,
-    pub(crate) sealed: Vec<Sealed>,
-    pub(crate) embedding: Option<Vec<f32>>,
 }
 
 /// A memory after the PII step: stored (text redacted, embedding unit-length) or dropped.
@@ -225,6 +216,8 @@ impl Engram {
         crate::vector::unit(v, d)
     }
 }
+
+mod wrappers;
 
 #[cfg(test)]
 mod tests;

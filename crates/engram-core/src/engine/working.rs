@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::partition::Partition;
-use crate::engine::prepare::{ReadyTurn, WriteBatch};
+use crate::pii::Sealed;
 use crate::ops::{Op, OpBody};
 use crate::engine::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
@@ -35,17 +35,17 @@ impl Turn {
     }
 }
 
-impl Engram {
-    /// Append a turn to the scope's session; refreshes the session's TTL. Returns its id.
-    /// One [`Engram::prepare`] and [`Engram::commit`] with the turn's own embedding.
-    pub fn append_turn(&mut self, scope: &Scope, turn: Turn, now: Millis) -> Result<String> {
-        let session = scope.require_session()?.to_owned();
-        let batch = WriteBatch { turns: vec![turn], session: Some(session), ..WriteBatch::default() };
-        let prepared = self.prepare(&Scope { session: None, ..scope.clone() }, batch, now)?;
-        let mut done = self.commit(prepared, Vec::new(), now)?;
-        done.turns.pop().ok_or_else(|| Error::invalid("turn", "nothing to append"))
-    }
+/// A turn checked and redacted by [`Engram::prepare`], waiting to be stored.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadyTurn {
+    pub(crate) role: Source,
+    /// Redacted and trimmed: what is stored.
+    pub(crate) text: String,
+    pub(crate) sealed: Vec<Sealed>,
+    pub(crate) embedding: Option<Vec<f32>>,
+}
 
+impl Engram {
     /// A turn must have text and a conversational role.
     pub(crate) fn validate_turn(&self, turn: &Turn) -> Result<()> {
         self.validate_text(&turn.text)?;

@@ -9,12 +9,8 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::prepare::WriteBatch;
-use crate::engine::Engram;
-use crate::error::Result;
-use crate::graph::{EntityRef, Relation};
-use crate::hlc::Millis;
-use crate::model::{FactKey, Kind, MemoryInput, Scope, Source, WriteAction, WriteOutcome};
+use crate::graph::EntityRef;
+use crate::model::{FactKey, Kind, MemoryInput, Source};
 use crate::router::{route, Route};
 
 pub use lexicon::category_of;
@@ -120,27 +116,3 @@ fn split_sentences(text: &str) -> Vec<&str> {
     out
 }
 
-impl Engram {
-    /// Extract what is worth remembering from the user's turns and remember it through
-    /// the normal write path. Returns one outcome per stored fact. Facts that state a
-    /// relation also join the graph (`user —works_at→ Alibaba`, citing the record); when a
-    /// fact supersedes another, the relations the old one stated are removed. (To record
-    /// the turns as well, prepare a [`WriteBatch`] with `turns` and `extract`.)
-    pub fn observe(&mut self, scope: &Scope, user_texts: &[&str], now: Millis) -> Result<Vec<WriteOutcome>> {
-        let facts = user_texts.iter().flat_map(|t| extract(t)).collect();
-        let prepared = self.prepare(scope, WriteBatch { facts, ..WriteBatch::default() }, now)?;
-        let none = vec![None; prepared.texts().len()];
-        Ok(self.commit(prepared, none, now)?.remembered)
-    }
-
-    /// The graph side of remembering an extracted fact: relations of the facts it
-    /// superseded are removed, and its own relation (if newly stored) is added.
-    pub fn link_extracted(&mut self, scope: &Scope, link: Option<Link>, outcome: &WriteOutcome, now: Millis) -> Result<()> {
-        self.unlink_records(scope, &outcome.superseded, now)?;
-        if let (Some(link), WriteAction::Inserted) = (link, &outcome.action) {
-            let user = EntityRef::new(USER_ENTITY, "person");
-            self.relate(scope, Relation::new(user, &link.rel, link.object).citing(&outcome.id), now)?;
-        }
-        Ok(())
-    }
-}
