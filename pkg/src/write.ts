@@ -19,6 +19,11 @@ const MAX_TEXT = 32 * 1024;
 export function checkText(v: unknown, what: string, allowEmpty = false): asserts v is string {
   if (typeof v !== "string") throw new EngramInputError("INVALID_INPUT", `${what} must be a string, got ${v === null ? "null" : typeof v}`);
   if (!allowEmpty && v.trim().length === 0) throw new EngramInputError("INVALID_INPUT", `${what} must not be empty`);
+  checkSize(v, what);
+}
+
+/** Refuse a text too large to copy into wasm memory (which never shrinks), naming `what`. */
+function checkSize(v: string, what: string): void {
   if (v.length > MAX_TEXT * 4) throw new EngramInputError("TEXT_TOO_LARGE", `${what} is ${v.length} characters; the limit is ${MAX_TEXT} bytes`);
 }
 
@@ -85,7 +90,9 @@ export class Writer {
       throw new EngramInputError("INVALID_INPUT", "observe(turns, { session }) needs a non-empty session id");
     }
     // A text past the limit is refused before it is copied into wasm memory (which never shrinks).
-    turns.forEach((t, i) => typeof t?.text === "string" && t.text.length > MAX_TEXT * 4 && checkText(t.text, `turn ${i} text`));
+    for (const [i, t] of turns.entries()) {
+      if (typeof t?.text === "string") checkSize(t.text, `turn ${i} text`);
+    }
     return this.life.mutate("turn", async () => {
       const out = await this.write({ turns, session: opts.session, extract: true });
       const events: ChangeEvent[] = [{ type: "turn", ids: out.turns }];

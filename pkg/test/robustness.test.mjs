@@ -303,7 +303,7 @@ test("recent() refuses a negative, fractional or non-numeric n, and a huge n ret
 test("append() with a non-string role or one outside user, assistant, system and tool is refused INVALID_INPUT", async () => {
   const mem = await open();
   const s = mem.session("s");
-  for (const role of [7, null, undefined, {}, "robot", "USER"]) {
+  for (const role of [7, null, undefined, {}, "robot", "USER", "rule-extracted", "llm-extracted"]) {
     await assert.rejects(s.append(role, "hello there"), code("INVALID_INPUT"), String(role));
   }
   await assert.rejects(s.append("user", 42), code("INVALID_INPUT"));

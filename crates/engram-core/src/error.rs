@@ -113,30 +113,6 @@ impl Error {
         }
     }
 
-    /// One error of every variant, for checks across languages (the test kit writes each
-    /// one's code and class to `tests/vectors/error-codes.json`; the SDK's classes are
-    /// tested against it). A unit test fails when a variant is missing here.
-    pub fn examples() -> Vec<Error> {
-        let w = "example";
-        vec![
-            Error::InvalidInput { field: w, reason: w.into() },
-            Error::DimensionMismatch { expected: 3, found: 4 },
-            Error::BadEmbedding(w),
-            Error::TextTooLarge { len: 2, max: 1 },
-            Error::NotFound(w.into()),
-            Error::BadMagic { what: w },
-            Error::UnsupportedVersion { what: w, found: 2, supported: 1 },
-            Error::Truncated { what: w },
-            Error::Checksum { what: w },
-            Error::Decode { what: w, reason: w.into() },
-            Error::TokenTable(w.into()),
-            Error::Tokenize(w.into()),
-            Error::EmbedTable(w.into()),
-            Error::EmbedModel(w.into()),
-            Error::RedactionKey(w),
-        ]
-    }
-
     pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidInput { field, reason: reason.into() }
     }
@@ -185,13 +161,13 @@ mod tests {
         let declared = declared_variants();
         assert!(declared.len() >= 15, "found {declared:?}");
         let examples: Vec<String> =
-            Error::examples().iter().map(|e| format!("{e:?}").chars().take_while(char::is_ascii_alphanumeric).collect()).collect();
-        assert_eq!(examples, declared, "list every variant in Error::examples, in declaration order");
+            crate::testing::error_examples().iter().map(|e| format!("{e:?}").chars().take_while(char::is_ascii_alphanumeric).collect()).collect();
+        assert_eq!(examples, declared, "list every variant in testing::error_examples, in declaration order");
     }
 
     #[test]
     fn every_example_has_its_own_code() {
-        let mut codes: Vec<&str> = Error::examples().iter().map(Error::code).collect();
+        let mut codes: Vec<&str> = crate::testing::error_examples().iter().map(Error::code).collect();
         codes.sort_unstable();
         let n = codes.len();
         codes.dedup();

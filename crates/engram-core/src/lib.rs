@@ -50,6 +50,8 @@ pub mod vector;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod no_os_random;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;

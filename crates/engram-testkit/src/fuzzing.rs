@@ -57,7 +57,7 @@ pub fn repair_envelope(data: &[u8]) -> Option<Vec<u8>> {
     b[4..6].copy_from_slice(&engram_core::codec::FORMAT_VERSION.to_le_bytes());
     let len = u32::try_from(b.len() - 14).ok()?;
     b[6..10].copy_from_slice(&len.to_le_bytes());
-    let crc = crc32fast_hash(&b[14..]);
+    let crc = crc32fast::hash(&b[14..]);
     b[10..14].copy_from_slice(&crc.to_le_bytes());
     Some(b)
 }
@@ -69,21 +69,9 @@ pub fn repair_trailing_crc(data: &[u8]) -> Option<Vec<u8>> {
     }
     let mut b = data.to_vec();
     let at = b.len() - 4;
-    let crc = crc32fast_hash(&b[..at]);
+    let crc = crc32fast::hash(&b[..at]);
     b[at..].copy_from_slice(&crc.to_le_bytes());
     Some(b)
-}
-
-/// CRC-32 (IEEE), as the core's formats use it; bitwise, the harness needs no extra crate.
-fn crc32fast_hash(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
 }
 
 /// `Engram::from_snapshot` on the bytes (and on them with a repaired envelope); a restored
@@ -225,7 +213,7 @@ fn embedding_table_once(data: &[u8]) {
 /// vocabulary (the reader is internal to the core); a model that loads embeds a text.
 pub fn safetensors_header(data: &[u8]) {
     let config = BertConfig { heads: 2, max_tokens: 6 };
-    match BertEmbedder::from_safetensors(data, TINY_BERT_VOCAB, config) {
+    match BertEmbedder::from_safetensors(data, engram_core::testing::TINY_BERT_VOCAB, config) {
         Ok(m) => {
             for t in PROBES {
                 let v = m.embed(t);
@@ -425,44 +413,9 @@ fn seed_scope() -> Scope {
     Scope::user("acme", "zhang-san").with_session("s1")
 }
 
-/// The vocabulary of the tiny BERT seed of `safetensors_header`.
-pub const TINY_BERT_VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nred\napple\n##s";
-
-/// A 1-layer BERT of hidden size 4 and 2 heads as a `safetensors` file (the core's test
-/// model), the seed that gets `safetensors_header` past the header into model loading.
+/// The tiny BERT seed of `safetensors_header`: the core's own test model.
 pub fn tiny_bert() -> Vec<u8> {
-    let (h, i, v, p) = (4usize, 8usize, 7usize, 6usize);
-    let values = |n: usize, seed: usize| (0..n).map(|k| (((k * 7 + seed * 13) % 17) as f32 - 8.0) / 16.0).collect::<Vec<f32>>();
-    let mut t: Vec<(String, Vec<usize>, Vec<f32>)> = vec![
-        ("embeddings.word_embeddings.weight".into(), vec![v, h], values(v * h, 1)),
-        ("embeddings.position_embeddings.weight".into(), vec![p, h], values(p * h, 2)),
-        ("embeddings.token_type_embeddings.weight".into(), vec![2, h], values(2 * h, 3)),
-        ("embeddings.LayerNorm.weight".into(), vec![h], vec![1.0; h]),
-        ("embeddings.LayerNorm.bias".into(), vec![h], vec![0.0; h]),
-    ];
-    let l = "encoder.layer.0";
-    let linears = [("attention.self.query", h, h), ("attention.self.key", h, h), ("attention.self.value", h, h), ("attention.output.dense", h, h), ("intermediate.dense", i, h), ("output.dense", h, i)];
-    for (seed, (name, outputs, inputs)) in linears.into_iter().enumerate() {
-        t.push((format!("{l}.{name}.weight"), vec![outputs, inputs], values(outputs * inputs, 4 + seed)));
-        t.push((format!("{l}.{name}.bias"), vec![outputs], values(outputs, 20 + seed)));
-    }
-    for n in ["attention.output.LayerNorm", "output.LayerNorm"] {
-        t.push((format!("{l}.{n}.weight"), vec![h], vec![1.0; h]));
-        t.push((format!("{l}.{n}.bias"), vec![h], vec![0.0; h]));
-    }
-    let mut header = String::from("{\"__metadata__\":{\"format\":\"pt\"}");
-    let mut data = Vec::new();
-    for (name, shape, values) in &t {
-        let start = data.len();
-        data.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        let shape: Vec<String> = shape.iter().map(ToString::to_string).collect();
-        header += &format!(",\"{name}\":{{\"dtype\":\"F32\",\"shape\":[{}],\"data_offsets\":[{start},{}]}}", shape.join(","), data.len());
-    }
-    header.push('}');
-    let mut out = (header.len() as u64).to_le_bytes().to_vec();
-    out.extend_from_slice(header.as_bytes());
-    out.extend(data);
-    out
+    engram_core::testing::tiny_bert("")
 }
 
 /// A small `.engemb` embedding table (dimension 4, a handful of English tokens).
@@ -484,7 +437,7 @@ pub fn tiny_embedding_table() -> Vec<u8> {
             b.push((((i * 31 + d * 17) % 255) as i32 - 127) as i8 as u8);
         }
     }
-    let crc = crc32fast_hash(&b);
+    let crc = crc32fast::hash(&b);
     b.extend_from_slice(&crc.to_le_bytes());
     b
 }

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 /// codes (one per [`Error`] variant) and the binding's own.
 pub fn error_codes() -> String {
     let mut codes = Map::new();
-    for e in Error::examples() {
+    for e in engram_core::testing::error_examples() {
         codes.insert(e.code().to_owned(), json!(e.class().name()));
     }
     for (code, class) in engram_wasm::ERROR_CODES {

@@ -103,12 +103,7 @@ fn turn(i: usize, v: &JsValue) -> Result<Turn, JsValue> {
         return Err(invalid(&format!("turn {i} must be a {{ role, text }} object")));
     }
     let get = |k: &str| js_sys::Reflect::get(v, &JsValue::from_str(k)).map_err(|_| invalid(&format!("turn {i}: {k} could not be read")));
-    let role = match string(&format!("turn {i}: role"), &get("role")?)?.as_str() {
-        "user" => Source::User,
-        "assistant" => Source::Assistant,
-        "tool" => Source::Tool,
-        "system" => Source::System,
-        other => return Err(invalid(&format!("turn {i}: role {other:?}: expected user, assistant, tool or system"))),
-    };
+    // The role's names are serde's (`Source`); the core refuses the non-conversational ones.
+    let role: Source = from_js(&format!("turn {i}: role"), get("role")?)?;
     Ok(Turn { role, text: string(&format!("turn {i} text"), &get("text")?)?, embedding: None })
 }

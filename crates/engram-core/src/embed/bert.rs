@@ -321,35 +321,7 @@ fn erf(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::safetensors::tests::file;
-
-    const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nred\napple\n##s";
-
-    /// A 1-layer BERT of hidden size 4 with 2 heads, weights from a fixed pattern.
-    fn tiny(skip: &str) -> Vec<u8> {
-        let (h, i, v, p) = (4usize, 8usize, 7usize, 6usize);
-        let values = |n: usize, seed: usize| (0..n).map(|k| (((k * 7 + seed * 13) % 17) as f32 - 8.0) / 16.0).collect::<Vec<f32>>();
-        let mut t = vec![
-            ("embeddings.word_embeddings.weight".to_string(), vec![v, h], values(v * h, 1)),
-            ("embeddings.position_embeddings.weight".to_string(), vec![p, h], values(p * h, 2)),
-            ("embeddings.token_type_embeddings.weight".to_string(), vec![2, h], values(2 * h, 3)),
-            ("embeddings.LayerNorm.weight".to_string(), vec![h], vec![1.0; h]),
-            ("embeddings.LayerNorm.bias".to_string(), vec![h], vec![0.0; h]),
-        ];
-        let l = "encoder.layer.0";
-        let linears = [("attention.self.query", h, h), ("attention.self.key", h, h), ("attention.self.value", h, h), ("attention.output.dense", h, h), ("intermediate.dense", i, h), ("output.dense", h, i)];
-        for (seed, (name, outputs, inputs)) in linears.into_iter().enumerate() {
-            t.push((format!("{l}.{name}.weight"), vec![outputs, inputs], values(outputs * inputs, 4 + seed)));
-            t.push((format!("{l}.{name}.bias"), vec![outputs], values(outputs, 20 + seed)));
-        }
-        for n in ["attention.output.LayerNorm", "output.LayerNorm"] {
-            t.push((format!("{l}.{n}.weight"), vec![h], vec![1.0; h]));
-            t.push((format!("{l}.{n}.bias"), vec![h], vec![0.0; h]));
-        }
-        t.retain(|(name, _, _)| name != skip);
-        let refs: Vec<(&str, Vec<usize>, Vec<f32>)> = t.iter().map(|(n, s, v)| (n.as_str(), s.clone(), v.clone())).collect();
-        file(&refs)
-    }
+    use crate::testing::{safetensors as file, tiny_bert as tiny, TINY_BERT_VOCAB as VOCAB};
 
     const CONFIG: BertConfig = BertConfig { heads: 2, max_tokens: 6 };
 

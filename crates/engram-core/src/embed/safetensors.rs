@@ -231,25 +231,10 @@ impl Reader<'_> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
-    /// A safetensors file holding `tensors` (name, shape, values) as F32.
-    pub(crate) fn file(tensors: &[(&str, Vec<usize>, Vec<f32>)]) -> Vec<u8> {
-        let mut header = String::from("{\"__metadata__\":{\"format\":\"pt\"}");
-        let mut data = Vec::new();
-        for (name, shape, values) in tensors {
-            let start = data.len();
-            data.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-            let shape: Vec<String> = shape.iter().map(ToString::to_string).collect();
-            header += &format!(",\"{name}\":{{\"dtype\":\"F32\",\"shape\":[{}],\"data_offsets\":[{start},{}]}}", shape.join(","), data.len());
-        }
-        header.push('}');
-        let mut out = (header.len() as u64).to_le_bytes().to_vec();
-        out.extend_from_slice(header.as_bytes());
-        out.extend(data);
-        out
-    }
+    use crate::testing::safetensors as file;
 
     #[test]
     fn tensors_read_back_by_name_and_shape() {

@@ -12,13 +12,13 @@ use crate::hlc::{Millis, Stamp};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     /// Key/value state; values are opaque strings (the SDK stores JSON).
-    pub state: BTreeMap<String, String>,
+    state: BTreeMap<String, String>,
     /// Last write to the session; the state expires `session_ttl_ms` after it.
-    pub touched_at: Millis,
+    touched_at: Millis,
     /// Ids of the session's turns, oldest first.
-    pub turns: Vec<String>,
+    turns: Vec<String>,
     /// The rolling summary of turns that left the recent window.
-    pub summary: Option<String>,
+    summary: Option<String>,
     /// Stamp of the last write of each state key (last writer wins across replicas).
     stamps: BTreeMap<String, Stamp>,
     /// Stamp of the last summary write.
@@ -29,6 +29,31 @@ pub struct Session {
 }
 
 impl Session {
+    /// Key/value state; values are opaque strings (the SDK stores JSON).
+    pub fn state(&self) -> &BTreeMap<String, String> {
+        &self.state
+    }
+
+    /// Wall time of the last write to the session.
+    pub fn touched_at(&self) -> Millis {
+        self.touched_at
+    }
+
+    /// Ids of the session's turns, oldest first.
+    pub fn turns(&self) -> &[String] {
+        &self.turns
+    }
+
+    /// The rolling summary, if one was written.
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    /// Drop a turn id (its record was removed).
+    pub(crate) fn remove_turn(&mut self, id: &str) {
+        self.turns.retain(|t| t != id);
+    }
+
     /// Insert a turn id keeping ids (stamp-ordered) sorted: every replica lists turns alike.
     pub fn add_turn(&mut self, id: &str) {
         if let Err(at) = self.turns.binary_search_by(|t| t.as_str().cmp(id)) {

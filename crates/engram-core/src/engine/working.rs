@@ -101,7 +101,7 @@ impl Engram {
         let slot = part.put(record, &self.config);
         let sess = part.session_mut(session);
         sess.add_turn(&id);
-        sess.touched_at = sess.touched_at.max(stamp.wall_ms);
+        sess.touch(stamp);
         if let Some(rec) = part.full_record(slot) {
             self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(rec)) });
         }
@@ -133,7 +133,7 @@ impl Engram {
         let n = n.unwrap_or(self.config.recent_turns);
         let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
         let Some(s) = p.session(session) else { return Ok(Vec::new()) };
-        let mut turns: Vec<Record> = s.turns.iter().filter_map(|id| p.get(id).cloned()).collect();
+        let mut turns: Vec<Record> = s.turns().iter().filter_map(|id| p.get(id).cloned()).collect();
         turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
         let skip = turns.len().saturating_sub(n);
         Ok(turns.split_off(skip))
@@ -158,8 +158,8 @@ impl Engram {
         }
         let ttl = self.config.session_ttl_ms;
         let sess = self.partition_mut(scope)?.session_mut(session.clone());
-        let expired = !sess.state.is_empty() && now.saturating_sub(sess.touched_at) >= ttl;
-        if !expired && !sess.state.contains_key(key) && sess.state.len() >= MAX_STATE_KEYS {
+        let expired = !sess.state().is_empty() && now.saturating_sub(sess.touched_at()) >= ttl;
+        if !expired && !sess.state().contains_key(key) && sess.state().len() >= MAX_STATE_KEYS {
             return Err(Error::invalid("key", format!("a session holds at most {MAX_STATE_KEYS} keys")));
         }
         if expired {
@@ -185,8 +185,8 @@ impl Engram {
         Ok(self
             .partition(scope)?
             .and_then(|p| p.session(session))
-            .filter(|s| now.saturating_sub(s.touched_at) < ttl)
-            .map(|s| s.state.clone())
+            .filter(|s| now.saturating_sub(s.touched_at()) < ttl)
+            .map(|s| s.state().clone())
             .unwrap_or_default())
     }
 
@@ -205,7 +205,7 @@ impl Engram {
     /// The session's rolling summary.
     pub fn summary(&self, scope: &Scope) -> Result<Option<String>> {
         let session = scope.require_session()?;
-        Ok(self.partition(scope)?.and_then(|p| p.session(session)).and_then(|s| s.summary.clone()))
+        Ok(self.partition(scope)?.and_then(|p| p.session(session)).and_then(|s| s.summary().map(str::to_owned)))
     }
 
     fn clear_session(&mut self, scope: &Scope, session: &str, now: Millis) -> Result<()> {
@@ -220,7 +220,7 @@ impl Engram {
     /// in it are deleted (as ops, so every replica deletes them). Turns stay as episodes.
     pub fn end_session(&mut self, scope: &Scope, now: Millis) -> Result<usize> {
         let session = scope.require_session()?.to_owned();
-        if self.partitions.get(&scope.user_key()).is_some_and(|p| p.session(&session).is_some_and(|s| !s.state.is_empty())) {
+        if self.partitions.get(&scope.user_key()).is_some_and(|p| p.session(&session).is_some_and(|s| !s.state().is_empty())) {
             self.clear_session(scope, &session, now)?;
         }
         let Some(p) = self.partitions.get_mut(&scope.user_key()) else { return Ok(0) };

@@ -267,7 +267,7 @@ impl Partition {
         let rec = self.detach(slot);
         if rec.as_ref().is_some_and(|r| r.kind == Kind::Message) {
             for s in self.sessions.values_mut() {
-                s.turns.retain(|t| t != id);
+                s.remove_turn(id);
             }
             self.retouch();
         }
@@ -282,7 +282,7 @@ impl Partition {
         let records = &self.records;
         for s in self.sessions.values_mut() {
             let latest_turn = s
-                .turns
+                .turns()
                 .iter()
                 .filter_map(|t| by_id.get(t).and_then(|&slot| records[slot as usize].as_ref()))
                 .map(|r| r.stamp.wall_ms)
