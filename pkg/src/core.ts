@@ -6,7 +6,7 @@
  */
 import * as glue from "../wasm/engram_wasm.js";
 
-export type CoreEngine = glue.Engine;
+export type CoreHandle = glue.EngramHandle;
 export type CoreTokenizer = glue.Tokenizer;
 export type CoreStaticEmbedder = glue.StaticEmbedder;
 export type CoreBertEmbedder = glue.BertEmbedder;
@@ -47,7 +47,7 @@ export function loadCore(): Promise<void> {
   return ready;
 }
 
-export const Engine = glue.Engine;
+export const EngramHandle = glue.EngramHandle;
 export const Tokenizer = glue.Tokenizer;
 export const StaticEmbedderCore = glue.StaticEmbedder;
 export const BertEmbedderCore = glue.BertEmbedder;

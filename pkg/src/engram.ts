@@ -122,7 +122,7 @@ export class Engram {
 
   /** Count tokens: exact once the table is loaded, an estimate before (and says which). */
   countTokens(text: string): TokenCount {
-    return this.life.call(() => this.life.engine.countTokens(text) as TokenCount);
+    return this.life.call(() => this.life.handle.countTokens(text) as TokenCount);
   }
 
   /** Subscribe to change events; returns the unsubscribe function. */
@@ -199,7 +199,7 @@ export class Engram {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
     await this.life.ready();
-    return this.life.call(() => this.life.engine.recall(this.scope, { text: query, ...opts }, vector, this.life.now()) as Recall);
+    return this.life.call(() => this.life.handle.recall(this.scope, { text: query, ...opts }, vector, this.life.now()) as Recall);
   }
 
   /** The prompt context for `query` under an exact token budget, memories framed as untrusted data. */
@@ -209,7 +209,7 @@ export class Engram {
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null };
     await this.life.ready();
-    return this.life.call(() => this.life.engine.buildContext(scope, req, vector, this.life.now()) as Context);
+    return this.life.call(() => this.life.handle.buildContext(scope, req, vector, this.life.now()) as Context);
   }
 
   /** Working memory of one session. */
@@ -221,27 +221,27 @@ export class Engram {
   /** Everything remembered about this user (transparency), oldest first. */
   async list(filter: ListFilter = {}): Promise<MemoryRecord[]> {
     await this.life.ready();
-    return this.life.call(() => this.life.engine.list(this.scope, filter, this.life.now()) as MemoryRecord[]);
+    return this.life.call(() => this.life.handle.list(this.scope, filter, this.life.now()) as MemoryRecord[]);
   }
 
   /** How many records are stored for this user. */
   count(): number {
-    return this.life.call(() => this.life.engine.count(this.scope));
+    return this.life.call(() => this.life.handle.count(this.scope));
   }
 
   /** Delete one memory; false when it did not exist. */
   async forget(id: string): Promise<boolean> {
-    return this.life.mutate("forget", async () => ({ value: this.life.engine.forget(this.scope, id, this.life.now()) as boolean, ids: [id] }));
+    return this.life.mutate("forget", async () => ({ value: this.life.handle.forget(this.scope, id, this.life.now()) as boolean, ids: [id] }));
   }
 
   /** Forget everything about this user, here and (through sync) everywhere. */
   async forgetUser(): Promise<number> {
-    return this.life.mutate("forget-user", async () => ({ value: this.life.engine.forgetUser(this.scope, this.life.now()), ids: [] }));
+    return this.life.mutate("forget-user", async () => ({ value: this.life.handle.forgetUser(this.scope, this.life.now()), ids: [] }));
   }
 
   /** The engine's state as bytes (versioned, checksummed). */
   exportSnapshot(): Uint8Array {
-    return this.life.call(() => this.life.engine.snapshot());
+    return this.life.call(() => this.life.handle.snapshot());
   }
 
   /** Replace the state with a snapshot; persisted as a new snapshot generation. */

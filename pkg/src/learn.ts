@@ -5,7 +5,7 @@
  * reported as `error` events and through `idle()` never throwing.
  * @module
  */
-import type { CoreEngine } from "./core.js";
+import type { CoreHandle } from "./core.js";
 import { EngramError, EngramInputError, EngramIoError } from "./errors.js";
 import type { Extractor, ShownMemory } from "./extract/llm.js";
 import { EXTRACTABLE_KINDS, parseOperations, type Operation } from "./extract/operations.js";
@@ -28,7 +28,7 @@ export interface LearnerHooks {
   shown(): MemoryRecord[];
   apply(
     type: "learn",
-    f: (engine: CoreEngine, scope: Scope, write: (ms: MemoryInput[]) => Promise<WriteOutcome[]>, now: number) => Promise<{ value: LearnReport; ids: string[] }>,
+    f: (handle: CoreHandle, scope: Scope, write: (ms: MemoryInput[]) => Promise<WriteOutcome[]>, now: number) => Promise<{ value: LearnReport; ids: string[] }>,
   ): Promise<LearnReport>;
   emit(e: { type: "error"; task: "learn"; error: EngramError }): void;
 }
@@ -69,10 +69,10 @@ export class Learner {
     }
     const ops = parseOperations(answer, new Set(shown.map((m) => m.id)));
     const byId = new Map(memories.map((r) => [r.id, r]));
-    return this.hooks.apply("learn", async (engine, scope, write, now) => {
+    return this.hooks.apply("learn", async (handle, scope, write, now) => {
       // The user may have changed memory since the extractor saw it: a target that is no
       // longer current rejects the batch before anything is written.
-      const current = new Set((engine.list(scope, {}, now) as MemoryRecord[]).map((r) => r.id));
+      const current = new Set((handle.list(scope, {}, now) as MemoryRecord[]).map((r) => r.id));
       for (const op of ops) {
         if ((op.op === "UPDATE" || op.op === "DELETE") && !current.has(op.id)) {
           throw new EngramInputError("EXTRACTION_REJECTED", `extractor output rejected: ${op.id} changed since it was shown`);
@@ -88,7 +88,7 @@ export class Learner {
       }
       const outs = await write(writes);
       const deleted = ops.flatMap((op) => (op.op === "DELETE" ? [op.id] : []));
-      for (const id of deleted) engine.retract(scope, id, now);
+      for (const id of deleted) handle.retract(scope, id, now);
       const added = outs.filter((_, i) => !writes[i].replaces);
       const updated = outs.filter((_, i) => writes[i].replaces);
       const report: LearnReport = { extractor: extractor.id, operations: ops.map((o) => o.op), added, updated, deleted };

@@ -5,7 +5,7 @@
  * happened. Also the change events, the reload when another tab wrote, and `close`.
  * @module
  */
-import { Engine, type CoreEngine, type CoreTokenizer } from "./core.js";
+import { EngramHandle, type CoreHandle, type CoreTokenizer } from "./core.js";
 import type { Embedder } from "./embed/types.js";
 import { EngramError, EngramFatalError, EngramInputError, fromCore } from "./errors.js";
 import type { ChangeEvent, ErrorEvent, OpenOptions } from "./options.js";
@@ -24,7 +24,7 @@ export type WriteBody<T> = () => Promise<{ value: T; ids: string[]; events?: Cha
 
 export class Lifetime {
   /** The wasm handle; unset after a trap until it is rebuilt from storage. */
-  engine!: CoreEngine;
+  handle!: CoreHandle;
   /** The exact token table once loaded (a rebuilt engine gets it too). */
   tokenizer: CoreTokenizer | undefined;
   closed = false;
@@ -64,28 +64,28 @@ export class Lifetime {
     if (emb && !stored) await this.persistence.putMeta("embedder", { id: emb.id, dim: emb.dimension });
     const declared = stored ?? (emb ? { id: emb.id, dim: emb.dimension } : undefined);
     const fresh = () => {
-      const e = new Engine(this.opts.config, this.replica);
+      const e = new EngramHandle(this.opts.config, this.replica);
       if (declared) e.setEmbedder(declared.id, declared.dim);
       return e;
     };
     try {
-      const { engine, report } = await this.persistence.open(fresh);
+      const { handle, report } = await this.persistence.open(fresh);
       // A snapshot carries the settings it was saved with; this open's settings win.
       if (report.snapshot !== "none") {
         try {
-          engine.setConfig(this.opts.config);
+          handle.setConfig(this.opts.config);
         } catch (e) {
-          engine.free();
+          handle.free();
           throw e;
         }
       }
-      this.engine = engine;
+      this.handle = handle;
       this.loaded(report);
     } catch (e) {
       throw fromCore(e);
     }
-    if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
-    if (this.opts.redactionKey) this.call(() => this.engine.setRedactionKey(this.opts.redactionKey));
+    if (this.tokenizer) this.handle.setTokenizer(this.tokenizer);
+    if (this.opts.redactionKey) this.call(() => this.handle.setRedactionKey(this.opts.redactionKey));
   }
 
   now(): number {
@@ -114,14 +114,14 @@ export class Lifetime {
    */
   call<T>(f: () => T): T {
     this.assertOpen();
-    if (!this.engine) {
+    if (!this.handle) {
       void this.rebuild().catch(() => undefined);
       throw new EngramFatalError("WASM_TRAP", "the wasm core trapped and is being rebuilt from storage; await mem.idle() and retry");
     }
     try {
       return f();
     } catch (e) {
-      const err = this.handle(e);
+      const err = this.failure(e);
       if (err instanceof EngramFatalError) void this.rebuild().catch(() => undefined);
       throw err;
     }
@@ -130,7 +130,7 @@ export class Lifetime {
   /** Before an async read: wait for a rebuild after a trap, starting one if none is running. */
   async ready(): Promise<void> {
     this.assertOpen();
-    if (!this.engine) await this.rebuild();
+    if (!this.handle) await this.rebuild();
   }
 
   /** Resolves when a rebuild after a trap (if one is running) has finished. */
@@ -150,7 +150,7 @@ export class Lifetime {
   /** Write a snapshot now (otherwise one is written every `compactEvery` op batches). */
   async compact(): Promise<void> {
     await this.mutate("session", async () => {
-      await this.persistence.compact(this.engine);
+      await this.persistence.compact(this.handle);
       return { value: undefined, ids: [] };
     });
   }
@@ -166,11 +166,11 @@ export class Lifetime {
         next.free();
         throw e;
       }
-      this.engine.free();
-      this.engine = next;
-      if (this.tokenizer) this.engine.setTokenizer(this.tokenizer);
-      if (this.opts.redactionKey) this.engine.setRedactionKey(this.opts.redactionKey);
-      await this.persistence.compact(this.engine);
+      this.handle.free();
+      this.handle = next;
+      if (this.tokenizer) this.handle.setTokenizer(this.tokenizer);
+      if (this.opts.redactionKey) this.handle.setRedactionKey(this.opts.redactionKey);
+      await this.persistence.compact(this.handle);
       return { value: undefined, ids: [] };
     });
   }
@@ -231,22 +231,22 @@ export class Lifetime {
   useTokenizer(tok: CoreTokenizer): void {
     this.tokenizer = tok;
     // The instance may have been closed (its handle freed), or be rebuilding after a trap.
-    if (this.closed || !this.engine) return;
+    if (this.closed || !this.handle) return;
     try {
-      this.engine.setTokenizer(tok);
+      this.handle.setTokenizer(tok);
     } catch (e) {
       // Never thrown into the loader's promise (nobody awaits it): a broken handle is
       // dropped and rebuilt with the table; anything else leaves counts as estimates.
-      if (this.handle(e) instanceof EngramFatalError) this.rebuild().catch(() => undefined);
+      if (this.failure(e) instanceof EngramFatalError) this.rebuild().catch(() => undefined);
     }
   }
 
   /** Free the handle; one a failed call left borrowed cannot be freed, and is dropped instead. */
   freeEngine(): void {
-    const engine = this.engine;
-    this.engine = undefined as unknown as CoreEngine;
+    const handle = this.handle;
+    this.handle = undefined as unknown as CoreHandle;
     try {
-      engine?.free();
+      handle?.free();
     } catch {
       // wasm-bindgen refuses to free a borrowed handle; its memory stays with the module
     }
@@ -254,7 +254,7 @@ export class Lifetime {
 
   /** For the SDK's own tests: make the wasm core trap inside a read (`call`) or a write (`mutate`). */
   trapForTests(where: "read" | "write"): void | Promise<void> {
-    const trap = () => (this.engine as unknown as { trapForTests(): void }).trapForTests();
+    const trap = () => (this.handle as unknown as { trapForTests(): void }).trapForTests();
     if (where === "read") return this.call(trap);
     return this.mutate("session", async () => {
       trap();
@@ -282,11 +282,11 @@ export class Lifetime {
     await this.recover(); // a rebuild after a trap that failed (storage down) is retried here
     this.reloadedBeforeWrite = false;
     const tookLock = await this.lock.taken();
-    if ((this.channel || tookLock) && this.engine && (await this.persistence.behind())) {
+    if ((this.channel || tookLock) && this.handle && (await this.persistence.behind())) {
       // Reads keep using the old engine until the reloaded one replaces it.
-      const old = this.engine;
+      const old = this.handle;
       await this.load();
-      if (old !== this.engine) old.free();
+      if (old !== this.handle) old.free();
       this.reloadedBeforeWrite = true;
     }
     const logged = this.persistence.logged;
@@ -294,29 +294,29 @@ export class Lifetime {
     try {
       result = await f();
     } catch (e) {
-      const err = this.handle(e);
+      const err = this.failure(e);
       // If the rebuild fails too, the next call retries it; this one reports the trap.
       if (err instanceof EngramFatalError) await this.recover().catch(() => undefined);
       else await this.undo();
       throw err;
     }
-    await this.persistence.flush(this.engine);
+    await this.persistence.flush(this.handle);
     for (const e of result.events ?? [{ type, ids: result.ids }]) this.emit(e);
     this.onWritten?.(type);
     if (this.persistence.logged !== logged) this.channel?.postMessage("write");
     return result.value;
   }
 
-  private handle(e: unknown): EngramError {
+  private failure(e: unknown): EngramError {
     let err = fromCore(e);
-    if (!(err instanceof EngramFatalError) && !(e instanceof EngramError) && !hasCode(e) && this.engine && this.poisoned()) {
+    if (!(err instanceof EngramFatalError) && !(e instanceof EngramError) && !hasCode(e) && this.handle && this.poisoned()) {
       // A JS exception the binding did not make (a throwing getter on an input) unwound
       // through Rust and left the handle borrowed: as fatal as a trap.
       err = new EngramFatalError("WASM_TRAP", `a call into the wasm core failed and left it unusable (${err.message}); rebuilt from storage`, { cause: e });
     }
     if (err instanceof EngramFatalError) {
       // The trapped handle may hold a stuck borrow: never touch it again (not even to free it).
-      this.engine = undefined as unknown as CoreEngine;
+      this.handle = undefined as unknown as CoreHandle;
     }
     return err;
   }
@@ -328,7 +328,7 @@ export class Lifetime {
    */
   private poisoned(): boolean {
     try {
-      this.engine.applyOps(new Uint8Array(0));
+      this.handle.applyOps(new Uint8Array(0));
       return false;
     } catch (e) {
       return e instanceof Error && !hasCode(e);
@@ -341,10 +341,10 @@ export class Lifetime {
    * would persist. Storage has none of it yet, so the engine is rebuilt from there.
    */
   private async undo(): Promise<void> {
-    if (!this.engine) return this.recover().catch(() => undefined);
+    if (!this.handle) return this.recover().catch(() => undefined);
     let changed: boolean;
     try {
-      changed = this.engine.takePending().length > 0;
+      changed = this.handle.takePending().length > 0;
     } catch {
       changed = true;
     }
@@ -355,7 +355,7 @@ export class Lifetime {
 
   /** After a trap: rebuild the engine from storage (the failed call never happened). */
   private async recover(): Promise<void> {
-    if (this.engine || this.closed) return;
+    if (this.handle || this.closed) return;
     await this.load();
   }
 }

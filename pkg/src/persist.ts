@@ -11,7 +11,7 @@
  * once (see `Engram`'s first sync of a store with history).
  * @module
  */
-import { Engine, type CoreEngine } from "./core.js";
+import { EngramHandle, type CoreHandle } from "./core.js";
 import { fromCore } from "./errors.js";
 import type { StorageAdapter } from "./storage/types.js";
 
@@ -90,9 +90,9 @@ export class Persistence {
   }
 
   /** Load the engine: newest valid snapshot + every op batch after it. */
-  async open(fresh: () => CoreEngine): Promise<{ engine: CoreEngine; report: OpenReport }> {
+  async open(fresh: () => CoreHandle): Promise<{ handle: CoreHandle; report: OpenReport }> {
     const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [] };
-    let engine: CoreEngine | undefined;
+    let handle: CoreHandle | undefined;
     let base = 0;
     for (const gen of ["current", "previous"] as const) {
       // An encrypted value that fails its tag (storage/encrypted.ts) is corrupt like any other.
@@ -104,7 +104,7 @@ export class Persistence {
       const seq = readHeader(bytes);
       try {
         if (seq === undefined) throw new Error("bad snapshot header");
-        engine = engineFromSnapshot(bytes.subarray(HEADER), this.replicaId);
+        handle = engineFromSnapshot(bytes.subarray(HEADER), this.replicaId);
         base = seq;
         report.snapshot = gen;
         break;
@@ -112,7 +112,7 @@ export class Persistence {
         report.corrupt.push(`snapshot/${gen}`);
       }
     }
-    engine ??= fresh();
+    handle ??= fresh();
     const keys = await this.storage.list(this.key("ops/"));
     for (const k of keys) {
       const seq = Number(k.slice(-SEQ_DIGITS));
@@ -123,7 +123,7 @@ export class Persistence {
       try {
         if (bytes === undefined) continue;
         if (bytes === null) throw new Error("unreadable");
-        engine.applyOps(bytes);
+        handle.applyOps(bytes);
         report.replayedBatches++;
       } catch {
         report.corrupt.push(k.slice(this.prefix.length));
@@ -136,7 +136,7 @@ export class Persistence {
       if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
     }
     this.batchesSinceSnapshot = report.replayedBatches;
-    return { engine, report };
+    return { handle, report };
   }
 
   /** Changes whenever this instance logs a batch (to tell other tabs). */
@@ -161,10 +161,10 @@ export class Persistence {
   }
 
   /** Persist the ops the engine made since the last call. Durable when it resolves. */
-  async flush(engine: CoreEngine): Promise<void> {
+  async flush(handle: CoreHandle): Promise<void> {
     let bytes: Uint8Array;
     try {
-      bytes = engine.takePending();
+      bytes = handle.takePending();
     } catch (e) {
       throw fromCore(e);
     }
@@ -178,14 +178,14 @@ export class Persistence {
       this.unseeded = true;
     }
     await this.storage.put(this.opKey(seq), bytes);
-    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
+    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(handle);
   }
 
   /** Log a batch received from the origin (already applied to `engine`; not pushed back). */
-  async append(engine: CoreEngine, bytes: Uint8Array): Promise<void> {
+  async append(handle: CoreHandle, bytes: Uint8Array): Promise<void> {
     const seq = this.nextSeq++;
     await this.storage.put(this.opKey(seq), bytes);
-    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(engine);
+    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(handle);
   }
 
   /**
@@ -244,9 +244,9 @@ export class Persistence {
   }
 
   /** Write a new snapshot generation and drop ops the previous generation covers. */
-  async compact(engine: CoreEngine): Promise<void> {
+  async compact(handle: CoreHandle): Promise<void> {
     const covered = this.nextSeq - 1;
-    const snap = engine.snapshot();
+    const snap = handle.snapshot();
     const current = await this.storage.get(this.key("snapshot/current"));
     const prevSeq = current ? readHeader(current) : undefined;
     if (current && prevSeq !== undefined) await this.storage.put(this.key("snapshot/previous"), current);
@@ -283,8 +283,8 @@ function freshReplica(): number {
 }
 
 /** Load a snapshot as the engine of replica `replica` (its clock kept, restamped with the id). */
-export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreEngine {
-  return Engine.fromSnapshot(bytes, replica);
+export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreHandle {
+  return EngramHandle.fromSnapshot(bytes, replica);
 }
 
 function withHeader(seq: number, body: Uint8Array): Uint8Array {

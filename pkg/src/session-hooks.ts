@@ -14,13 +14,13 @@ export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope): Sess
   return {
     async set(session: string, key: string, value: string): Promise<void> {
       await life.mutate("session", async () => {
-        life.engine.sessionSet(at(session), key, value, life.now());
+        life.handle.sessionSet(at(session), key, value, life.now());
         return { value: undefined, ids: [] };
       });
     },
     async state(session: string): Promise<Record<string, string>> {
       await life.ready();
-      return life.call(() => life.engine.sessionState(at(session), life.now()) as Record<string, string>);
+      return life.call(() => life.handle.sessionState(at(session), life.now()) as Record<string, string>);
     },
     async append(session: string, role: Role, text: string): Promise<string> {
       checkText(text, "text");
@@ -36,12 +36,12 @@ export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope): Sess
       await life.ready();
       // Any n past u32 means every turn.
       const max = n === undefined ? undefined : Math.min(n, 0xffff_ffff);
-      return life.call(() => life.engine.recentTurns(at(session), max) as MemoryRecord[]);
+      return life.call(() => life.handle.recentTurns(at(session), max) as MemoryRecord[]);
     },
     async setSummary(session: string, text: string): Promise<void> {
       checkText(text, "summary");
       await life.mutate("session", async () => {
-        life.engine.setSummary(at(session), text, life.now());
+        life.handle.setSummary(at(session), text, life.now());
         return { value: undefined, ids: [] };
       });
     },

@@ -104,9 +104,9 @@ export class Writer {
   /** What the learner may do: read current memories, and write a validated batch atomically. */
   learnerHooks(): LearnerHooks {
     return {
-      shown: () => this.life.call(() => this.life.engine.list(this.scope, {}, this.life.now()) as MemoryRecord[]),
+      shown: () => this.life.call(() => this.life.handle.list(this.scope, {}, this.life.now()) as MemoryRecord[]),
       apply: (type: "learn", f: Parameters<LearnerHooks["apply"]>[1]) =>
-        this.life.mutate(type, () => f(this.life.engine, this.scope, (ms) => this.memories(ms), this.life.now())),
+        this.life.mutate(type, () => f(this.life.handle, this.scope, (ms) => this.memories(ms), this.life.now())),
       emit: (e: ErrorEvent) => this.life.emit(e),
     };
   }
@@ -116,8 +116,8 @@ export class Writer {
     const ms = b.memories ?? [];
     const plain = ms.map(({ embedding: _e, ...m }) => m);
     const options = { session: b.session, extract: b.extract ?? false, embedTurns: this.embedTurns };
-    const { id, texts } = this.life.engine.prepare(this.scope, plain, ms.map((m) => m.embedding), b.turns ?? [], options, this.life.now()) as { id: number; texts: string[] };
+    const { id, texts } = this.life.handle.prepare(this.scope, plain, ms.map((m) => m.embedding), b.turns ?? [], options, this.life.now()) as { id: number; texts: string[] };
     const vectors = await this.vectors.many(texts);
-    return this.life.engine.commit(id, vectors, this.life.now()) as Written;
+    return this.life.handle.commit(id, vectors, this.life.now()) as Written;
   }
 }

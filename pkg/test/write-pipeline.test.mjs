@@ -15,8 +15,8 @@ async function counted(opts = {}) {
   const mem = await Engram.open({ user: "p", embedder, tokenizer: false, ...opts });
   const calls = [];
   const life = mem["life"];
-  const raw = life.engine;
-  life.engine = new Proxy(raw, {
+  const raw = life.handle;
+  life.handle = new Proxy(raw, {
     get(target, p) {
       const v = Reflect.get(target, p);
       return typeof v === "function" ? (...args) => (calls.push(String(p)), v.apply(target, args)) : v;

@@ -21,10 +21,10 @@
 //! ## Names
 //!
 //! [`Engram`] is one replica's memory (every user's records, sessions and graph); the SDK's
-//! `Engram` class owns one through the wasm binding, whose handle class is `Engine`. The
-//! [`engine`] module is `Engram`'s implementation by concern, not a second thing: a
-//! [partition](engine::partition) is one user's state and merges that user's ops, a
-//! [session](engine::session) is one conversation's working memory. An [op](ops) is one
+//! `Engram` class owns one through the wasm binding, whose handle class is `EngramHandle`.
+//! The [`engram`] module is `Engram`'s implementation, split by concern: a
+//! [partition](engram::partition) is one user's state and merges that user's ops, a
+//! [session](engram::session) is one conversation's working memory. An [op](ops) is one
 //! replicated change, a [frame](codec::frames) one sync message, a snapshot the whole state
 //! as bytes (README, "Names").
 
@@ -34,7 +34,7 @@
 pub mod codec;
 pub mod decay;
 pub mod embed;
-pub mod engine;
+pub mod engram;
 pub mod error;
 pub mod extract;
 pub mod graph;
@@ -55,14 +55,14 @@ pub mod testing;
 
 pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;
-pub use engine::resolution::{reliability, ConflictPolicy, Resolution};
-pub use engine::context::{Context, ContextRequest};
-pub use engine::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
-pub use engine::sync::Applied;
+pub use engram::resolution::{reliability, ConflictPolicy, Resolution};
+pub use engram::context::{Context, ContextRequest};
+pub use engram::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
+pub use engram::sync::Applied;
 pub use ops::{Op, OpBody};
-pub use engine::prepare::{Committed, Prepared, WriteBatch};
-pub use engine::working::Turn;
-pub use engine::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
+pub use engram::prepare::{Committed, Prepared, WriteBatch};
+pub use engram::working::Turn;
+pub use engram::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};

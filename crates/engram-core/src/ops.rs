@@ -1,6 +1,6 @@
 //! Ops: the changes replicas exchange, as data — what each one does, and the limits every
 //! op must meet wherever it comes from. How they merge is the engine's
-//! ([`crate::engine::sync`]); how they are encoded, the codec's ([`crate::codec`]).
+//! ([`crate::engram::sync`]); how they are encoded, the codec's ([`crate::codec`]).
 
 use serde::{Deserialize, Serialize};
 

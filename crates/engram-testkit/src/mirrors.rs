@@ -5,7 +5,7 @@
 //! type the SDK declares, and the string values of each enum). Enum lists are checked by
 //! `match`es without a wildcard, so a new variant does not compile until it is listed here.
 
-use engram_core::engine::resolution::Resolution;
+use engram_core::engram::resolution::Resolution;
 use engram_core::graph::{Entity, EntityRef, GraphAnswer, GraphQuery};
 use engram_core::pii::{PiiKind, Sealed};
 use engram_core::{

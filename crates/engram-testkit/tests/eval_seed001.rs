@@ -1,7 +1,7 @@
 //! The evaluation tests of seed 001 at core level: the golden fact and the distractor.
 //! (The third, latency, is a benchmark: `cargo run --release -p engram-testkit --bin bench`.)
 
-use engram_core::engine::render::{CLOSE, OPEN};
+use engram_core::engram::render::{CLOSE, OPEN};
 use engram_core::{Config, ContextRequest, Engram, Kind, MemoryInput, Scope, Source, Turn};
 use engram_testkit::{corpus, embed::hashed_embedding, tables};
 

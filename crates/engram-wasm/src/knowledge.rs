@@ -1,16 +1,16 @@
 //! Binding of the knowledge side of `Engram`: the graph, conflict reviews and reversible
-//! redaction. A second `impl` block of the same [`Engine`] handle.
+//! redaction. A second `impl` block of the same [`EngramHandle`] handle.
 
 use engram_core::graph::{EntityRef, GraphQuery, Relation};
 use engram_core::pii::RedactionKey;
 use engram_core::{Resolution, Scope};
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{millis, Engine};
+use crate::engram::{millis, EngramHandle};
 use crate::error::{from_js, string, to_js, to_plain};
 
 #[wasm_bindgen]
-impl Engine {
+impl EngramHandle {
     /// Add (or, with `present: false`, remove) a relation
     /// `{ from: {name, kind}, rel, to: {name, kind}, present, record }`.
     pub fn relate(&mut self, scope: JsValue, relation: JsValue, now: f64) -> Result<(), JsValue> {

@@ -1,4 +1,4 @@
-//! Binding of the write pipeline (`engram_core::engine::prepare`): `prepare` checks and
+//! Binding of the write pipeline (`engram_core::engram::prepare`): `prepare` checks and
 //! redacts a batch and names the texts to embed; the SDK embeds them (asynchronously) and
 //! calls `commit` with the vectors. One crossing each.
 //!
@@ -10,7 +10,7 @@
 use engram_core::{MemoryInput, Prepared, Scope, Source, Turn, WriteBatch};
 use wasm_bindgen::prelude::*;
 
-use crate::engine::{millis, Engine};
+use crate::engram::{millis, EngramHandle};
 use crate::error::{from_js, invalid, string, to_js, to_plain};
 
 /// A batch waiting for its vectors, and the id `commit` must name.
@@ -29,7 +29,7 @@ struct CommittedOut {
 }
 
 #[wasm_bindgen]
-impl Engine {
+impl EngramHandle {
     /// Check and redact a write, and say what to embed: `{ id, texts }`. `memories` are
     /// partial `MemoryInput`s without their vectors; `embeddings[i]` is memory `i`'s own
     /// vector (a `Float32Array`, or undefined). `turns` are `{ role, text }` appended to

@@ -31,8 +31,8 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
       return life.mutate("pull", async () => {
         let n = 0;
         for (const b of batches) {
-          n += life.engine.applyOps(b);
-          await persistence.append(life.engine, b);
+          n += life.handle.applyOps(b);
+          await persistence.append(life.handle, b);
         }
         return { value: n, ids: [] };
       });
@@ -50,5 +50,5 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
  */
 export async function seedSync(life: Lifetime, persistence: Persistence, opened: OpenReport): Promise<void> {
   const empty = opened.snapshot === "none" && opened.replayedBatches === 0;
-  await persistence.seed(empty ? undefined : life.call(() => life.engine.stateOps() as Uint8Array[]));
+  await persistence.seed(empty ? undefined : life.call(() => life.handle.stateOps() as Uint8Array[]));
 }

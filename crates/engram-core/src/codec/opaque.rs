@@ -97,8 +97,8 @@ pub fn join(batch: &[u8], outgoing: bool, parts: &[Vec<u8>]) -> Result<Vec<u8>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::working::Turn;
-    use crate::engine::{Config, Engram};
+    use crate::engram::working::Turn;
+    use crate::engram::{Config, Engram};
     use crate::model::{MemoryInput, Scope};
 
     /// A batch of every kind of op: personal records with and without vectors, a public

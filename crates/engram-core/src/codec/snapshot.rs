@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use crate::codec::{check_source, seal_into, ByteSink, ByteSource, HEADER, PIECE, SNAPSHOT_MAGIC};
 #[cfg(test)]
 use crate::codec::seal;
-use crate::engine::config::Config;
-use crate::engine::partition::{Partition, Session};
+use crate::engram::config::Config;
+use crate::engram::partition::{Partition, Session};
 use crate::ops::Op;
-use crate::engine::{EmbedderInfo, Engram};
+use crate::engram::{EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::hlc::{Hlc, Stamp};
@@ -283,7 +283,7 @@ impl Serialize for RecordsOut<'_> {
 mod tests {
     use super::*;
     use crate::model::{MemoryInput, Scope};
-    use crate::engine::working::Turn;
+    use crate::engram::working::Turn;
 
     fn busy_engine() -> Engram {
         let mut e = Engram::new(Config::default(), 7);

@@ -3,7 +3,7 @@
 //! [`GraphQuery`]. Edges remember the record they came from, which is how graph facts join
 //! recall: records linked to entities the query mentions. This module is the graph as
 //! data (entities, relations, templates); the engine writes and reads it per user
-//! ([`crate::engine::relations`]).
+//! ([`crate::engram::relations`]).
 
 mod query;
 mod store;

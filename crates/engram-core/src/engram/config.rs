@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::Decay;
-use crate::engine::resolution::ConflictPolicy;
+use crate::engram::resolution::ConflictPolicy;
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::pii::PiiPolicy;

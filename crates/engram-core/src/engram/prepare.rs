@@ -21,8 +21,8 @@
 //! assert_eq!(done.remembered.len(), 1);
 //! ```
 
-use crate::engine::working::{ReadyTurn, Turn};
-use crate::engine::Engram;
+use crate::engram::working::{ReadyTurn, Turn};
+use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::extract::{extract, Extracted, Link};
 use crate::hlc::Millis;

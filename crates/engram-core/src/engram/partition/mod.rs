@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::engine::config::Config;
-pub use crate::engine::session::Session;
-use crate::engine::timeline::Timeline;
+use crate::engram::config::Config;
+pub use crate::engram::session::Session;
+use crate::engram::timeline::Timeline;
 use crate::graph::Graph;
 use crate::hlc::{Millis, Stamp};
 use crate::lexical::Bm25;

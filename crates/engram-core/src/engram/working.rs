@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::partition::Partition;
+use crate::engram::partition::Partition;
 use crate::pii::Sealed;
 use crate::ops::{Op, OpBody};
-use crate::engine::{id_from_stamp, Engram};
+use crate::engram::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};

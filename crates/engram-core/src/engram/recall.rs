@@ -9,10 +9,10 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::channels::{graph_channel, key_channel};
-use crate::engine::cues::{QueryCues, MAX_BOOST};
-use crate::engine::partition::Partition;
-use crate::engine::Engram;
+use crate::engram::channels::{graph_channel, key_channel};
+use crate::engram::cues::{QueryCues, MAX_BOOST};
+use crate::engram::partition::Partition;
+use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::model::{FactKey, Kind, Layer, Record, Scope};

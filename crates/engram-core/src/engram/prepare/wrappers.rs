@@ -1,9 +1,9 @@
 //! One-call writes over the pipeline: a turn, or what user turns state, prepared and
 //! committed at once — and the graph step of committing an extracted fact.
 
-use crate::engine::prepare::WriteBatch;
-use crate::engine::working::Turn;
-use crate::engine::Engram;
+use crate::engram::prepare::WriteBatch;
+use crate::engram::working::Turn;
+use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::extract::{extract, Link, USER_ENTITY};
 use crate::graph::{EntityRef, Relation};

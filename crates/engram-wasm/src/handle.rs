@@ -7,9 +7,9 @@ use wasm_bindgen::prelude::*;
 use crate::error::{from_js, invalid, string, to_js, to_plain};
 use crate::tokens::Tokenizer;
 
-/// A memory engine handle. All times are milliseconds since the Unix epoch, passed in.
+/// The handle through which JS holds one core `Engram`. All times are milliseconds since the Unix epoch, passed in.
 #[wasm_bindgen]
-pub struct Engine {
+pub struct EngramHandle {
     pub(crate) inner: Engram,
     /// The batch `prepare` made, waiting for `commit` (see `write.rs`).
     pub(crate) waiting: crate::write::Waiting,
@@ -68,14 +68,14 @@ fn embedding(v: Option<Vec<f32>>) -> Option<Vec<f32>> {
 }
 
 #[wasm_bindgen]
-impl Engine {
+impl EngramHandle {
     /// A new engine. `config` is a partial `Config` object (or undefined); `replica` is
     /// this device's id, an integer below 2^53 chosen once and persisted by the SDK.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue, replica: f64) -> Result<Engine, JsValue> {
+    pub fn new(config: JsValue, replica: f64) -> Result<EngramHandle, JsValue> {
         let config: Config = if config.is_undefined() || config.is_null() { Config::default() } else { from_js("config", config)? };
         config.validate().map_err(to_js)?;
-        Ok(Engine { inner: Engram::new(config, replica_id(replica)?), waiting: None, serial: 0 })
+        Ok(EngramHandle { inner: Engram::new(config, replica_id(replica)?), waiting: None, serial: 0 })
     }
 
     /// Replace the configuration (a partial `Config` object, or undefined for the defaults)
@@ -99,7 +99,7 @@ impl Engine {
     /// The bytes stay in JS: the core reads them in pieces (wasm memory never shrinks, and
     /// a 12 MB snapshot copied in would stay 12 MB of the isolate).
     #[wasm_bindgen(js_name = fromSnapshot)]
-    pub fn from_snapshot(#[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue, replica: Option<f64>) -> Result<Engine, JsValue> {
+    pub fn from_snapshot(#[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue, replica: Option<f64>) -> Result<EngramHandle, JsValue> {
         let bytes = match bytes.dyn_into::<js_sys::Uint8Array>() {
             Ok(b) => b,
             // Another realm's typed array, an ArrayBuffer or an array of bytes: copied.
@@ -109,7 +109,7 @@ impl Engine {
         if let Some(r) = replica {
             inner.set_replica(replica_id(r)?);
         }
-        Ok(Engine { inner, waiting: None, serial: 0 })
+        Ok(EngramHandle { inner, waiting: None, serial: 0 })
     }
 
     /// Encoded op batches (of at most `opsPerBatch` ops, default 256 — a few hundred KB

@@ -1,11 +1,11 @@
 //! The memory side of the write pipeline (see `prepare`): after validation and PII,
 //! exact dedup → near-duplicate → conflict policy (supersession) → insert → op.
 
-use crate::engine::prepare::WriteBatch;
-use crate::engine::resolution::{ConflictPolicy, Incoming, Resolution};
-use crate::engine::partition::Partition;
+use crate::engram::prepare::WriteBatch;
+use crate::engram::resolution::{ConflictPolicy, Incoming, Resolution};
+use crate::engram::partition::Partition;
 use crate::ops::{Op, OpBody};
-use crate::engine::{id_from_stamp, EmbedderInfo, Engram};
+use crate::engram::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};

@@ -1,7 +1,7 @@
 //! The rules that settle a conflict (seed 002) — a new memory with the key of a current one
 //! but other text — as pure functions of the two values: confidence, source reliability and
 //! recency, overridable per store and per write. The engine applies the outcome
-//! ([`crate::engine::conflict`]).
+//! ([`crate::engram::conflict`]).
 
 use serde::{Deserialize, Serialize};
 

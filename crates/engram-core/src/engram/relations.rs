@@ -2,7 +2,7 @@
 //! for a scope's user (so they sync and are forgotten with the user), and template queries
 //! over that user's graph.
 
-use crate::engine::Engram;
+use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::graph::{EntityRef, GraphAnswer, GraphQuery, Relation};
 use crate::hlc::Millis;

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::partition::Partition;
-use crate::engine::Engram;
+use crate::engram::partition::Partition;
+use crate::engram::Engram;
 use crate::error::Result;
 use crate::graph::EntityRef;
 use crate::hlc::{Millis, Stamp};

@@ -1,4 +1,5 @@
-//! The engine users hold: partitions per user, the change log, and the clock.
+//! `Engram`, one replica's memory: partitions per user, the change log, and the clock. Its
+//! methods live in the files of this module, one concern each (recall, sync, working memory…).
 //!
 //! ```
 //! use engram_core::{Engram, Config, MemoryInput, Scope, RecallQuery};

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::Partition;
-use crate::engine::config::Config;
+use crate::engram::config::Config;
 use crate::graph::{norm, EdgeKey, EntityRef};
 use crate::hlc::Stamp;
 use crate::model::{Kind, Record};

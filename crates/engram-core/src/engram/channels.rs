@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::engine::partition::Partition;
+use crate::engram::partition::Partition;
 use crate::lexical::terms::terms;
 use crate::model::FactKey;
 

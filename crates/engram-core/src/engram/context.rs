@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::recall::{RecallQuery, RouteName};
-use crate::engine::render::{date, quote, CLOSE, OPEN, PREAMBLE};
-use crate::engine::Engram;
+use crate::engram::recall::{RecallQuery, RouteName};
+use crate::engram::render::{date, quote, CLOSE, OPEN, PREAMBLE};
+use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::model::{Kind, Layer, Record, Scope, Source};

@@ -2,12 +2,12 @@
 //! Four outcomes — keep new, keep old, merge, flag for review — chosen by rules over
 //! confidence, source reliability and recency, overridable per store and per write.
 //! Every version stays in the audit trail whatever the outcome. The rules themselves are
-//! pure ([`crate::engine::resolution`]); this is the engine applying their outcome and the
+//! pure ([`crate::engram::resolution`]); this is the engine applying their outcome and the
 //! review queue.
 
-pub use crate::engine::resolution::Resolution;
+pub use crate::engram::resolution::Resolution;
 use crate::ops::{Op, OpBody};
-use crate::engine::Engram;
+use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Record, Scope, WriteAction, WriteOutcome};
