@@ -203,7 +203,7 @@ export class Lifetime {
   /** The last step of closing: after the writes in flight, free the handle and give the lock back. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
-    if (!this.closed) this.freeEngine();
+    if (!this.closed) this.freeHandle();
     this.closed = true;
     await this.lock.release();
   }
@@ -242,7 +242,7 @@ export class Lifetime {
   }
 
   /** Free the handle; one a failed call left borrowed cannot be freed, and is dropped instead. */
-  freeEngine(): void {
+  freeHandle(): void {
     const handle = this.handle;
     this.handle = undefined as unknown as CoreHandle;
     try {
@@ -349,7 +349,7 @@ export class Lifetime {
       changed = true;
     }
     if (!changed) return;
-    this.freeEngine();
+    this.freeHandle();
     await this.recover().catch(() => undefined); // if storage fails too, the next call rebuilds
   }
 
