@@ -6,7 +6,7 @@ use engram_core::pii::RedactionKey;
 use engram_core::{Resolution, Scope};
 use wasm_bindgen::prelude::*;
 
-use crate::engram::{millis, EngramHandle};
+use crate::handle::{millis, EngramHandle};
 use crate::error::{from_js, string, to_js, to_plain};
 
 #[wasm_bindgen]

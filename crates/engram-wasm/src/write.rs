@@ -10,7 +10,7 @@
 use engram_core::{MemoryInput, Prepared, Scope, Source, Turn, WriteBatch};
 use wasm_bindgen::prelude::*;
 
-use crate::engram::{millis, EngramHandle};
+use crate::handle::{millis, EngramHandle};
 use crate::error::{from_js, invalid, string, to_js, to_plain};
 
 /// A batch waiting for its vectors, and the id `commit` must name.
