@@ -10,6 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 ensure_rust
+# Tests need no link-time optimisation, and every test binary paid for a thin-LTO link
+# (~40 of them: most of the Rust step's 13 minutes on two cores). Benchmarks run by hand
+# keep the profile's LTO; the wasm profile sets its own (fat) and is unaffected.
+export CARGO_PROFILE_RELEASE_LTO=false
 
 step() { printf '\n== %s ==\n' "$*"; }
 

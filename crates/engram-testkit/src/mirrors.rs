@@ -9,14 +9,14 @@ use engram_core::engram::resolution::Resolution;
 use engram_core::graph::{Entity, EntityRef, GraphAnswer, GraphQuery};
 use engram_core::pii::{PiiKind, Sealed};
 use engram_core::{
-    Config, Context, Engram, Error, FactKey, Hit, Kind, Layer, ListFilter, MemoryInput, Recall, Record, RouteName, Scope, ScoreParts, Sensitivity,
+    Config, Context, Engram, FactKey, Hit, Kind, Layer, ListFilter, MemoryInput, Recall, Record, RouteName, Scope, ScoreParts, Sensitivity,
     Source, TokenCount, WriteAction, WriteOutcome,
 };
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// `tests/vectors/error-codes.json`: `{ "codes": { CODE: "input" | "data" } }`, the core's
-/// codes (one per [`Error`] variant) and the binding's own.
+/// codes (one per [`engram_core::Error`] variant) and the binding's own.
 pub fn error_codes() -> String {
     let mut codes = Map::new();
     for e in engram_core::testing::error_examples() {
