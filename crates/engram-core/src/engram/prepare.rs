@@ -10,7 +10,7 @@
 //!    of extracted facts.
 //!
 //! ```
-//! use engram_core::{engine::prepare::WriteBatch, Config, Engram, MemoryInput, Kind, Scope};
+//! use engram_core::{engram::prepare::WriteBatch, Config, Engram, MemoryInput, Kind, Scope};
 //! let mut e = Engram::new(Config::default(), 1);
 //! let scope = Scope::user("default", "alice");
 //! let batch = WriteBatch { memories: vec![MemoryInput::new(Kind::Fact, "Mail me at a@b.co")], ..WriteBatch::default() };
