@@ -117,7 +117,7 @@ const GOLDEN: &[(&str, &str, &str)] = &[
 struct Run {
     /// Context tokens of every request, in order.
     tokens: Vec<usize>,
-    /// Tokens of the whole session so far (what sending every turn would cost), per request.
+    /// Tokens of the whole conversation so far (what sending every turn would cost), per request.
     naive: Vec<usize>,
     /// Golden facts in the context when asked about, and in the top 10 of recall.
     in_context: usize,
@@ -134,9 +134,9 @@ fn two_hundred_turns(consolidation: Consolidation) -> Run {
     let chat = corpus::chit_chat(200, 19);
     let mut run = Run { tokens: Vec::new(), naive: Vec::new(), in_context: 0, recalled: 0, records: 0, episodes: 0 };
     let mut now = T0;
+    let mut said = String::new();
     for session in 0..10 {
         let s = user.clone().with_session(format!("s{session}"));
-        let mut said = String::new();
         for turn in 0..20 {
             now += MIN;
             let i = session * 20 + turn;
@@ -182,7 +182,7 @@ fn two_hundred_turns_across_ten_sessions_keep_their_golden_facts_with_compressio
         let mean = r.tokens.iter().sum::<usize>() / r.tokens.len();
         let last: Vec<usize> = r.tokens[90..].to_vec();
         println!(
-            "consolidation {name:>6}: context tokens per request mean {mean}, max {}, session 10 {last:?}; whole session so far: max {}; golden facts {}/{} in context, {}/{} recalled@10; {} records, {} episodes",
+            "consolidation {name:>6}: context tokens per request mean {mean}, max {}, session 10 {last:?}; whole conversation so far: max {}; golden facts {}/{} in context, {}/{} recalled@10; {} records, {} episodes",
             r.tokens.iter().max().unwrap_or(&0),
             r.naive.iter().max().unwrap_or(&0),
             r.in_context,
