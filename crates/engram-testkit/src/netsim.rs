@@ -5,11 +5,15 @@
 //! workload stops and the network heals, every replica and the origin must hold the same
 //! state ([`Engram::canonical_state`]).
 //!
+//! [`Sim::consolidating`] runs the same workload on replicas that also consolidate: old
+//! turns fold into summaries, and ending a session writes its episode.
+//!
 //! The origin here is the same engine plus an append-only log — what `engram-origin` keeps
 //! in MongoDB — so the simulation checks the protocol, not the server.
 
 use std::collections::VecDeque;
 
+use engram_core::engram::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded};
 use engram_core::graph::{EntityRef, Relation};
 use engram_core::{Engram, Config, MemoryInput, Op, Scope, Turn};
 use rand::rngs::SmallRng;
@@ -51,6 +55,8 @@ pub struct Sim {
     net: VecDeque<Message>,
     now: i64,
     users: Vec<Scope>,
+    /// Replicas consolidate, and some turn writes end their session instead.
+    consolidating: bool,
     /// Counters for the report.
     pub stats: Stats,
 }
@@ -63,15 +69,38 @@ pub struct Stats {
     pub dropped: usize,
     pub duplicated: usize,
     pub forgets: usize,
+    /// Writes after which a summary or an episode changed.
+    pub consolidations: usize,
 }
 
 impl Sim {
     /// `replicas` devices sharing two users' memories (every device writes for both).
     pub fn new(seed: u64, replicas: usize, faults: Faults) -> Self {
+        Self::build(seed, replicas, faults, None)
+    }
+
+    /// The same, on replicas that consolidate with a 3-turn window: compression past 8
+    /// tokens (folded turns kept on even seeds, removed on odd ones) and episodes; one turn
+    /// write in five ends its session instead.
+    pub fn consolidating(seed: u64, replicas: usize, faults: Faults) -> Self {
+        let folded = if seed % 2 == 0 { Folded::Keep } else { Folded::Remove };
+        let settings = Consolidation {
+            compression: Some(Compression { threshold_tokens: 8, summary_tokens: 40, folded, ..Compression::default() }),
+            episodes: Some(Episodes { budget_tokens: 40, ..Episodes::default() }),
+        };
+        Self::build(seed, replicas, faults, Some(settings))
+    }
+
+    fn build(seed: u64, replicas: usize, faults: Faults, consolidation: Option<Consolidation>) -> Self {
+        let config = if consolidation.is_some() { Config { recent_turns: 3, ..Config::default() } } else { Config::default() };
         let mut rng = SmallRng::seed_from_u64(seed);
         let replicas = (0..replicas)
             .map(|i| Replica {
-                engine: Engram::new(Config::default(), 100 + i as u64),
+                engine: {
+                    let mut e = Engram::new(config.clone(), 100 + i as u64);
+                    e.set_consolidation(consolidation.clone().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+                    e
+                },
                 outbox: Vec::new(),
                 next_batch: 0,
                 cursor: 0,
@@ -87,6 +116,7 @@ impl Sim {
             net: VecDeque::new(),
             now: 1_764_000_000_000,
             users: vec![Scope::user("t", "alice"), Scope::user("t", "bob")],
+            consolidating: consolidation.is_some(),
             stats: Stats::default(),
         }
     }
@@ -158,9 +188,19 @@ impl Sim {
                     None => false,
                 }
             }
+            55..=69 if self.consolidating && n % 5 == 0 => {
+                let s = user.clone().with_session(format!("s{}", n % 3));
+                let before = e.get(&s, &episode_id(&s)).ok().map(|r| r.stamp);
+                let ok = e.end_session(&s, now).is_ok();
+                self.stats.consolidations += usize::from(e.get(&s, &episode_id(&s)).ok().map(|r| r.stamp) != before);
+                ok
+            }
             55..=69 => {
                 let s = user.clone().with_session(format!("s{}", n % 3));
-                e.append_turn(&s, Turn::user(format!("turn {n} on replica {r}")), now).is_ok()
+                let before = e.summary(&s).ok().flatten();
+                let ok = e.append_turn(&s, Turn::user(format!("turn {n} on replica {r}")), now).is_ok();
+                self.stats.consolidations += usize::from(e.summary(&s).ok().flatten() != before);
+                ok
             }
             70..=82 => {
                 let s = user.clone().with_session(format!("s{}", n % 3));

@@ -148,6 +148,7 @@ impl Engram {
             pending,
             tokenizer: Tokenizer::Heuristic,
             redaction_key: None,
+            consolidation: Default::default(),
         })
     }
 }

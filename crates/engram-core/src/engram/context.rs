@@ -1,7 +1,8 @@
 //! Context assembly: what goes into the prompt, in priority order, under an exact token
 //! budget — agent instructions, the user's profile facts, recalled memories, the rolling
-//! summary, then the most recent turns (newest first when space runs out). Everything
-//! that came from memory sits inside one untrusted block (see `render`).
+//! summary, the key events compression kept (see `consolidate`), then the most recent
+//! turns (newest first when space runs out). Everything that came from memory sits inside
+//! one untrusted block (see `render`).
 
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +64,7 @@ enum Section {
     Profile,
     Recalled,
     Summary,
+    KeyEvents,
     Turns,
 }
 
@@ -80,9 +82,10 @@ impl Engram {
         scope.validate()?;
         let turns = if scope.session.is_some() { self.recent_turns(scope, req.recent_turns)? } else { Vec::new() };
         let summary = if scope.session.is_some() { self.summary(scope)? } else { None };
+        let key_events = self.key_events(scope)?;
         let mut q = RecallQuery::text(req.query.clone()).with_k(req.k);
         q.embedding = req.embedding.clone();
-        q.exclude = turns.iter().map(|t| t.id.clone()).collect();
+        q.exclude = turns.iter().chain(&key_events).map(|t| t.id.clone()).collect();
         let recall = self.recall(scope, &q, now)?;
 
         let mut items: Vec<Item> = Vec::new();
@@ -120,6 +123,9 @@ impl Engram {
         }
         if let Some(s) = summary {
             items.push(Item { section: Section::Summary, id: "summary".into(), line: quote(&s), order: 0 });
+        }
+        for (i, t) in key_events.iter().enumerate().rev() {
+            items.push(Item { section: Section::KeyEvents, id: t.id.clone(), line: format!("{}: {}", t.source.as_str(), quote(&t.text)), order: i });
         }
         for (i, t) in turns.iter().enumerate().rev() {
             items.push(Item { section: Section::Turns, id: t.id.clone(), line: format!("{}: {}", t.source.as_str(), quote(&t.text)), order: i });
@@ -175,6 +181,7 @@ fn header(s: Section) -> &'static str {
         Section::Profile => "[profile]",
         Section::Recalled => "[recalled]",
         Section::Summary => "[conversation summary]",
+        Section::KeyEvents => "[key events]",
         Section::Turns => "[recent turns]",
     }
 }
@@ -205,12 +212,12 @@ fn render(items: &[Item], keep: &[bool]) -> String {
         out.push('\n');
         out.push_str(PREAMBLE);
         out.push('\n');
-        for section in [Section::Profile, Section::Recalled, Section::Summary, Section::Turns] {
+        for section in [Section::Profile, Section::Recalled, Section::Summary, Section::KeyEvents, Section::Turns] {
             let mut lines: Vec<&&&Item> = data.iter().filter(|i| i.section == section).collect();
             if lines.is_empty() {
                 continue;
             }
-            if section == Section::Turns {
+            if matches!(section, Section::Turns | Section::KeyEvents) {
                 lines.sort_by_key(|i| i.order);
             }
             out.push_str(header(section));

@@ -14,6 +14,7 @@
 pub mod channels;
 pub mod config;
 pub mod conflict;
+pub mod consolidate;
 pub mod cues;
 pub mod context;
 pub mod partition;
@@ -63,6 +64,9 @@ pub struct Engram {
     /// The user's key for reversible redaction. Held in memory only: never in the config,
     /// snapshots or ops.
     pub(crate) redaction_key: Option<RedactionKey>,
+    /// What consolidation does (off by default). Like the tokenizer, not in snapshots: the
+    /// caller gives it to every engine it opens (see [`consolidate`]).
+    pub(crate) consolidation: consolidate::Consolidation,
 }
 
 /// Which records `list` returns.
@@ -92,6 +96,7 @@ impl Engram {
             pending: Vec::new(),
             tokenizer: Tokenizer::Heuristic,
             redaction_key: None,
+            consolidation: consolidate::Consolidation::default(),
         }
     }
 

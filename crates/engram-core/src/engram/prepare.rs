@@ -183,9 +183,11 @@ impl Engram {
         let mut out = Committed { turns: Vec::with_capacity(turns.len()), remembered: Vec::with_capacity(memories.len()) };
         if let Some(session) = session.filter(|_| !turns.is_empty()) {
             let at = Scope { session: Some(session), ..scope.clone() };
+            self.before_turns(&at, now)?;
             for turn in turns {
                 out.turns.push(self.insert_turn(&at, turn, now)?);
             }
+            self.compress_session(&at, now)?;
         }
         for m in memories {
             let (outcome, link) = match m {

@@ -103,6 +103,12 @@ impl Session {
         self.turns.retain(|t| surviving.contains(t));
         if self.summary_stamp < stamp {
             self.summary = None;
+            self.summary_stamp = Stamp::default();
+        }
+        // A clear older than the forget is subsumed by it: a replica that received the
+        // clear after the forget refused it, so one that received it before drops it too.
+        if self.cleared < stamp {
+            self.cleared = Stamp::default();
         }
     }
 

@@ -76,7 +76,9 @@ impl Partition {
         for sess in self.sessions.values_mut() {
             sess.forget_before(stamp, &surviving);
         }
-        self.sessions.retain(|_, s| !s.is_vacant());
+        // A session cleared after the forget keeps its clear: a replica that received the
+        // clear after the forget holds it, so one that received it before must too.
+        self.sessions.retain(|_, s| !s.is_vacant() || s.cleared() > stamp);
         self.retouch();
         self.tombstones.retain(|_, s| *s > stamp);
         self.graph.forget_before(stamp);

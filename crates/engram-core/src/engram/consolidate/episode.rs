@@ -1,0 +1,138 @@
+//! Episode summaries: when a session ends or idles past its TTL, an `Episode` memory
+//! summarises it — its important turns and the facts the rule extractor finds in them
+//! (and, for turns folded away, the lines of its rolling summary), the heaviest within a
+//! token budget — tagged `turn:<id>` with the turns it cites. The record's id comes from
+//! the session, so a session that goes on and ends again rewrites its one episode, and two
+//! replicas that summarise the same session write the same record (last writer wins).
+
+use std::collections::BTreeSet;
+
+use crate::engram::consolidate::lines::{choose, join, line_weight, turn_line, Line};
+use crate::engram::Engram;
+use crate::error::Result;
+use crate::extract::extract;
+use crate::hlc::Millis;
+use crate::model::limits::MAX_TAGS;
+use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::ops::{Op, OpBody};
+use crate::text::content_hash;
+
+/// The tag every episode carries; each turn it cites adds `turn:<id>`.
+pub const EPISODE_TAG: &str = "episode";
+/// The prefix of a cited turn's tag.
+pub const CITES_PREFIX: &str = "turn:";
+
+/// The id of the episode of `session` (of `agent`, when the scope names one).
+pub fn episode_id(scope: &Scope) -> String {
+    let session = scope.session.as_deref().unwrap_or_default();
+    let agent = scope.agent.as_deref().unwrap_or_default();
+    format!("ep{:016x}", content_hash(&format!("{agent}\u{1f}{session}")))
+}
+
+impl Engram {
+    /// Write (or rewrite) the `Episode` memory of the scope's session: its lines — a user
+    /// turn's extracted facts, or the turn itself, and the rolling summary's lines — of at
+    /// least [`super::Episodes::min_importance`], the heaviest within
+    /// [`super::Episodes::budget_tokens`], in the order they were said. Its id is
+    /// [`episode_id`]; its tags are [`EPISODE_TAG`] and `turn:<id>` per cited turn (up to
+    /// the tag limit, heaviest first). `None` when episodes are off, the session has nothing
+    /// worth a line, or its episode is newer than every turn and the summary.
+    pub fn write_episode(&mut self, scope: &Scope, now: Millis) -> Result<Option<String>> {
+        let Some(settings) = self.consolidation.episodes.clone() else { return Ok(None) };
+        let session = scope.require_session()?.to_owned();
+        scope.validate()?;
+        let turns = self.recent_turns(scope, Some(usize::MAX))?;
+        let summary = self.partition(scope)?.and_then(|p| p.session(&session)).and_then(|s| s.stamped_summary().map(|(t, st)| (t.to_owned(), st)));
+        let id = episode_id(scope);
+        let newest = turns.iter().map(|t| t.stamp).chain(summary.as_ref().map(|s| s.1)).max();
+        let Some(newest) = newest else { return Ok(None) };
+        let existing = self.partition(scope)?.and_then(|p| p.get(&id)).cloned();
+        if existing.as_ref().is_some_and(|e| e.stamp >= newest) {
+            return Ok(None);
+        }
+        let mut lines: Vec<Line> = Vec::new();
+        if let Some((text, _)) = &summary {
+            lines.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| Line { text: l.to_owned(), weight: line_weight(l), cites: None }));
+        }
+        for t in &turns {
+            let facts = if t.source == Source::User { extract(&t.text) } else { Vec::new() };
+            if facts.is_empty() {
+                lines.push(Line { text: turn_line(&self.tokenizer, t), weight: t.importance, cites: Some(t.id.clone()) });
+            }
+            for f in facts {
+                lines.push(Line { text: f.text, weight: f.importance, cites: Some(t.id.clone()) });
+            }
+        }
+        let mut seen = BTreeSet::new();
+        lines.retain(|l| l.weight >= settings.min_importance && seen.insert(l.text.clone()));
+        let chosen = choose(&self.tokenizer, &lines, settings.budget_tokens);
+        if chosen.is_empty() {
+            return Ok(None);
+        }
+        let text = join(&lines, &chosen);
+        let mut by_weight = chosen.clone();
+        by_weight.sort_by(|&a, &b| lines[b].weight.total_cmp(&lines[a].weight).then(a.cmp(&b)));
+        let mut tags = vec![EPISODE_TAG.to_owned()];
+        for i in by_weight {
+            if let Some(turn) = &lines[i].cites {
+                let tag = format!("{CITES_PREFIX}{turn}");
+                if tags.len() < MAX_TAGS && !tags.contains(&tag) {
+                    tags.push(tag);
+                }
+            }
+        }
+        let sealed = turns.iter().flat_map(|t| t.sealed.iter()).filter(|s| text.contains(&s.placeholder)).cloned().collect();
+        let stamp = self.next_stamp(now);
+        let record = Record {
+            id: id.clone(),
+            scope: scope.clone(),
+            kind: Kind::Episode,
+            layer: Layer::Episodic,
+            text,
+            key: None,
+            embedding: None,
+            importance: 0.6,
+            confidence: 0.8,
+            source: Source::RuleExtracted,
+            tags,
+            created_at: existing.as_ref().map_or(now, |e| e.created_at),
+            updated_at: now,
+            last_accessed_at: now,
+            times_seen: 1,
+            valid_from: turns.first().map_or(now, |t| t.created_at),
+            valid_to: None,
+            superseded_by: None,
+            expires_at: None,
+            sensitivity: Sensitivity::Personal,
+            pending_review: false,
+            sealed,
+            stamp,
+        };
+        let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(Some(id))
+    }
+
+    /// Write the episodes of the user's sessions idle past `session_ttl_ms` at `now` whose
+    /// episode is missing or older than their turns (the SDK calls it when idle). Returns
+    /// the ids written.
+    pub fn consolidate_idle(&mut self, scope: &Scope, now: Millis) -> Result<Vec<String>> {
+        scope.validate()?;
+        if self.consolidation.episodes.is_none() {
+            return Ok(Vec::new());
+        }
+        let ttl = self.config.session_ttl_ms;
+        let idle: Vec<String> = self
+            .partition(scope)?
+            .map(|p| p.sessions().filter(|(_, s)| !s.turns().is_empty() && now.saturating_sub(s.touched_at()) >= ttl).map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for name in idle {
+            if let Some(id) = self.write_episode(&Scope { session: Some(name), ..scope.clone() }, now)? {
+                out.push(id);
+            }
+        }
+        Ok(out)
+    }
+}
