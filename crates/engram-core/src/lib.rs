@@ -31,6 +31,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
 
+pub mod archive;
 pub mod codec;
 pub mod decay;
 pub mod embed;
@@ -51,6 +52,7 @@ pub mod vector;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod no_os_random;
 
+pub use archive::{ChunkHit, Document, DocumentInput};
 pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;
 pub use engine::resolution::{reliability, ConflictPolicy, Resolution};

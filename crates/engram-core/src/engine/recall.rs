@@ -29,7 +29,8 @@ pub struct RecallQuery {
     pub embedding: Option<Vec<f32>>,
     /// How many hits to return.
     pub k: usize,
-    /// Only these kinds (all but instructions and summaries when empty).
+    /// Only these kinds (all but instructions, summaries and document chunks when empty;
+    /// [`Engram::search_documents`] searches chunks).
     pub kinds: Vec<Kind>,
     /// Fact keys to look up exactly, in addition to those the query mentions.
     pub keys: Vec<FactKey>,
@@ -242,11 +243,17 @@ impl Engram {
             let m = p.meta(slot);
             m.live(now)
                 && (exclude.is_empty() || !exclude.contains(&slot))
-                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary } else { q.kinds.contains(&m.kind) }
+                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary && !m.kind.is_archival() } else { q.kinds.contains(&m.kind) }
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
-        let contributes = |slot: u32| p.meta(slot).live(now);
+        // Words of chunks never lift memories, nor memories' words chunks: the lexical pool
+        // is taken before `accept`, and 50k chunks would crowd every memory out of it.
+        let archival = q.kinds.iter().any(|k| k.is_archival());
+        let contributes = |slot: u32| {
+            let m = p.meta(slot);
+            m.live(now) && m.kind.is_archival() == archival
+        };
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors()) {
             let found = ix.search(v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
