@@ -176,10 +176,9 @@ impl Engram {
 
     /// The scope's user's documents (without their texts), oldest first.
     pub fn list_documents(&self, scope: &Scope) -> Result<Vec<Document>> {
-        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
-        let mut out = p.iter().filter(|(_, r)| r.kind == Kind::Document).map(|(_, r)| document(r)).collect::<Result<Vec<_>>>()?;
-        out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-        Ok(out)
+        // Through `list` (documents never expire): its sort, not a second one in the module.
+        let records = self.list(scope, &crate::ListFilter { kinds: vec![Kind::Document], ..Default::default() }, 0)?;
+        records.iter().map(document).collect()
     }
 
     /// Delete the scope's user's document `id` and all its chunks, as tombstone ops that
