@@ -86,11 +86,15 @@ export interface ContextOptions {
   session?: string;
   k?: number;
   recentTurns?: number;
+  /** Document chunks to include (default 4; 0 for none), in their own `[documents]` section. */
+  archivalK?: number;
+  /** The share of `budget` document chunks may take at most (default 0.3). */
+  archivalShare?: number;
 }
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document";
   ids: string[];
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** What a memory is. */
-export type Kind = "message" | "fact" | "preference" | "event" | "episode" | "instruction" | "task" | "pattern" | "summary";
+export type Kind = "message" | "fact" | "preference" | "event" | "episode" | "instruction" | "task" | "pattern" | "summary" | "chunk" | "document";
 /** Which layer a memory lives in. */
 export type Layer = "working" | "episodic" | "semantic" | "archival" | "procedural";
 /** Who produced a memory. Only `system` instructions are rendered as instructions. */
@@ -198,4 +198,51 @@ export interface GraphAnswer {
 export interface ChatTurn {
   role: Role;
   text: string;
+}
+
+/** A document to add or replace with `engram.documents.put`. */
+export interface DocumentInput {
+  /** Your id for it; putting the same id again replaces the document. */
+  id: string;
+  text: string;
+  title?: string;
+  /** Where it came from (a URL, a file name). */
+  source?: string;
+  tags?: string[];
+  /** Anything JSON; stored as JSON text. */
+  metadata?: unknown;
+  /** The chunk budget in tokens (default 128) and the overlap between chunks (default 16). */
+  chunkTokens?: number;
+  chunkOverlap?: number;
+}
+
+/** A stored document. */
+export interface Document {
+  id: string;
+  title: string;
+  /** The whole text (PII redacted as stored); null in `documents.list()`. */
+  text: string | null;
+  source: string;
+  tags: string[];
+  metadata: unknown;
+  /** The ids of its chunks, in order. */
+  chunks: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One chunk found by `engram.documents.search`: where it sits, never the whole document. */
+export interface ChunkHit {
+  chunk: string;
+  document: string;
+  title: string;
+  /** 0-based position among the document's `count` chunks. */
+  position: number;
+  count: number;
+  text: string;
+  /** The ids of the chunks before and after it. */
+  previous: string | null;
+  next: string | null;
+  score: number;
+  parts: ScoreParts;
 }

@@ -31,6 +31,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
 
+pub mod archive;
 pub mod codec;
 pub mod decay;
 pub mod embed;
@@ -53,6 +54,7 @@ mod no_os_random;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use archive::{ChunkHit, Document, DocumentInput};
 pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;
 pub use engram::resolution::{reliability, ConflictPolicy, Resolution};

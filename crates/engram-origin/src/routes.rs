@@ -5,6 +5,7 @@
 //! |---|---|---|---|
 //! | POST | `/v1/sync?after=<cursor>&limit=<n>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused` |
 //! | GET | `/v1/memories?after=<id>&limit=<n>&kind=<k>&history=<bool>` | | `{memories, next}` |
+//! | GET | `/v1/documents?after=<id>&limit=<n>` | | `{documents, next}` (archived documents, without chunk texts) |
 //! | GET | `/v1/graph?from=<name>&rel=<rel>&depth=<1..4>` | | `{edges: [{depth, from, rel, to, record}]}` |
 //! | POST | `/v1/forget` | | `{stamp}` — forgets the token's user everywhere |
 //! | GET | `/healthz`, `/metrics` | | liveness with a MongoDB ping; Prometheus text |
@@ -46,6 +47,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/v1/sync", post(sync))
         .route("/v1/memories", get(list))
+        .route("/v1/documents", get(list_documents))
         .route("/v1/graph", get(graph))
         .route("/v1/forget", post(forget))
         .route("/healthz", get(healthz))
@@ -160,6 +162,26 @@ async fn list(State(st): State<Arc<AppState>>, Params(p): Params<ListParams>, he
         }
         let page = state.store.list(&user, p.after.as_deref(), limit, p.kind.as_deref(), p.history.unwrap_or(false)).await?;
         let n = page.memories.len() as u64;
+        Ok((Json(page).into_response(), vec![("records_listed", n)]))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct DocumentParams {
+    after: Option<String>,
+    limit: Option<i64>,
+}
+
+async fn list_documents(State(st): State<Arc<AppState>>, Params(p): Params<DocumentParams>, headers: HeaderMap) -> Response {
+    let state = st.clone();
+    authed(&st, "documents", &headers, |user| async move {
+        let limit = p.limit.unwrap_or(50);
+        if !(1..=500).contains(&limit) {
+            return Err(ApiError::BadRequest("limit must be 1..=500".into()));
+        }
+        let page = state.store.list_documents(&user, p.after.as_deref(), limit).await?;
+        let n = page.documents.len() as u64;
         Ok((Json(page).into_response(), vec![("records_listed", n)]))
     })
     .await

@@ -9,7 +9,7 @@ use engram_core::engram::resolution::Resolution;
 use engram_core::graph::{Entity, EntityRef, GraphAnswer, GraphQuery};
 use engram_core::pii::{PiiKind, Sealed};
 use engram_core::{
-    Config, Context, Engram, FactKey, Hit, Kind, Layer, ListFilter, MemoryInput, Recall, Record, RouteName, Scope, ScoreParts, Sensitivity,
+    ChunkHit, Config, Context, Document, DocumentInput, Engram, FactKey, Hit, Kind, Layer, ListFilter, MemoryInput, Recall, Record, RouteName, Scope, ScoreParts, Sensitivity,
     Source, TokenCount, WriteAction, WriteOutcome,
 };
 use serde::Serialize;
@@ -52,6 +52,11 @@ pub fn types() -> String {
         "EntityRef": fields(&EntityRef::new("Ann", "person")),
         "Entity": fields(&Entity { id: "ann".into(), name: "Ann".into(), kind: "person".into(), attributes: Default::default() }),
         "GraphAnswer": fields(&GraphAnswer::default()),
+        "Document": fields(&sample_document()),
+        "ChunkHit": fields(&ChunkHit {
+            chunk: "c".into(), document: "d".into(), title: String::new(), position: 0, count: 1, text: "t".into(),
+            previous: None, next: None, score: 0.0, parts: parts.clone(),
+        }),
     });
     let unions = json!({
         "Kind": values(&kinds()),
@@ -83,6 +88,14 @@ fn sample_record() -> (Record, WriteOutcome) {
     (e.get(&s, &outcome.id).expect(ok), outcome)
 }
 
+fn sample_document() -> Document {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u");
+    let ok = "a valid document";
+    e.put_document(&s, DocumentInput { title: "T".into(), ..DocumentInput::new("d", "Some text.") }, 1_000).expect(ok);
+    e.get_document(&s, "d").expect(ok)
+}
+
 fn to_value(v: &impl Serialize) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
@@ -108,9 +121,9 @@ fn pretty(v: &Value) -> String {
 fn kinds() -> Vec<Kind> {
     use Kind::*;
     let _listed = |k: Kind| match k {
-        Message | Fact | Preference | Event | Episode | Instruction | Task | Pattern | Summary => (),
+        Message | Fact | Preference | Event | Episode | Instruction | Task | Pattern | Summary | Chunk | Document => (),
     };
-    vec![Message, Fact, Preference, Event, Episode, Instruction, Task, Pattern, Summary]
+    vec![Message, Fact, Preference, Event, Episode, Instruction, Task, Pattern, Summary, Chunk, Document]
 }
 
 fn layers() -> Vec<Layer> {

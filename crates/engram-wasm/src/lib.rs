@@ -6,6 +6,7 @@
 //! Every core error becomes a JS `Error` named `EngramError` with a stable `code`.
 //! The npm package `engram` (in `pkg/`) wraps this in an async, IO-owning SDK.
 
+mod archive;
 mod embedder;
 mod error;
 mod frames;

@@ -26,6 +26,7 @@ struct PreparedOut<'a> {
 struct CommittedOut {
     turns: Vec<String>,
     remembered: Vec<engram_core::WriteOutcome>,
+    documents: Vec<Vec<String>>,
 }
 
 #[wasm_bindgen]
@@ -53,14 +54,12 @@ impl EngramHandle {
             batch.turns.push(turn(i, &t)?);
         }
         let prepared = self.inner.prepare(&scope, batch, millis(now)?).map_err(to_js)?;
-        self.serial = self.serial.wrapping_add(1);
-        let out = to_plain(&PreparedOut { id: self.serial, texts: prepared.texts() });
-        self.waiting = Some((self.serial, prepared));
-        out
+        self.hold(prepared)
     }
 
-    /// Write the batch `prepare` returned `id` for, with one vector per text (a
-    /// `Float32Array`, or undefined for none): `{ turns: [id], remembered: [WriteOutcome] }`.
+    /// Write the batch `prepare` (or `prepareDocuments`) returned `id` for, with one vector
+    /// per text (a `Float32Array`, or undefined for none): `{ turns: [id], remembered:
+    /// [WriteOutcome], documents: [[chunkId]] }`.
     pub fn commit(&mut self, id: u32, vectors: js_sys::Array, now: f64) -> Result<JsValue, JsValue> {
         let prepared = match self.waiting.take() {
             Some((at, p)) if at == id => p,
@@ -71,7 +70,17 @@ impl EngramHandle {
         };
         let vectors = vectors.iter().map(|v| vector(&v)).collect::<Result<Vec<_>, _>>()?;
         let done = self.inner.commit(prepared, vectors, millis(now)?).map_err(to_js)?;
-        to_plain(&CommittedOut { turns: done.turns, remembered: done.remembered })
+        to_plain(&CommittedOut { turns: done.turns, remembered: done.remembered, documents: done.documents })
+    }
+}
+
+impl EngramHandle {
+    /// Keep a prepared batch for `commit`, replacing any older one: `{ id, texts }`.
+    pub(crate) fn hold(&mut self, prepared: Prepared) -> Result<JsValue, JsValue> {
+        self.serial = self.serial.wrapping_add(1);
+        let out = to_plain(&PreparedOut { id: self.serial, texts: prepared.texts() });
+        self.waiting = Some((self.serial, prepared));
+        out
     }
 }
 

@@ -1,8 +1,9 @@
 //! Context assembly: what goes into the prompt, in priority order, under an exact token
-//! budget — agent instructions, the user's profile facts, recalled memories, the rolling
-//! summary, the key events compression kept (see `consolidate`), then the most recent
-//! turns (newest first when space runs out). Everything that came from memory sits inside
-//! one untrusted block (see `render`).
+//! budget — agent instructions, the user's profile facts, recalled memories, chunks of
+//! the user's documents (within their own share of the budget), the rolling summary, the
+//! key events compression kept (see `consolidate`), then the most recent turns (newest
+//! first when space runs out). Everything that came from memory sits inside one untrusted
+//! block (see `render`).
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,10 @@ pub struct ContextRequest {
     pub recent_turns: Option<usize>,
     /// Profile facts (current keyed facts and preferences) to include at most.
     pub profile_limit: usize,
+    /// Document chunks to recall (0: none).
+    pub archival_k: usize,
+    /// The share of `budget` document chunks may take at most, in [0, 1].
+    pub archival_share: f32,
 }
 
 impl Default for ContextRequest {
@@ -39,7 +44,7 @@ impl Default for ContextRequest {
 impl ContextRequest {
     /// A request for `query` under `budget` tokens.
     pub fn new(query: impl Into<String>, budget: usize) -> Self {
-        ContextRequest { query: query.into(), embedding: None, budget, k: 8, recent_turns: None, profile_limit: 12 }
+        ContextRequest { query: query.into(), embedding: None, budget, k: 8, recent_turns: None, profile_limit: 12, archival_k: 4, archival_share: 0.3 }
     }
 }
 
@@ -63,6 +68,7 @@ enum Section {
     Instructions,
     Profile,
     Recalled,
+    Documents,
     Summary,
     KeyEvents,
     Turns,
@@ -80,6 +86,9 @@ impl Engram {
     /// Build the prompt context for the scope (with or without a session) under `req.budget`.
     pub fn build_context(&self, scope: &Scope, req: &ContextRequest, now: Millis) -> Result<Context> {
         scope.validate()?;
+        if !(0.0..=1.0).contains(&req.archival_share) {
+            return Err(crate::error::Error::invalid("archivalShare", "must be in [0, 1]"));
+        }
         let turns = if scope.session.is_some() { self.recent_turns(scope, req.recent_turns)? } else { Vec::new() };
         let summary = if scope.session.is_some() { self.summary(scope)? } else { None };
         let key_events = self.key_events(scope)?;
@@ -121,6 +130,13 @@ impl Engram {
         for h in &recall.hits {
             items.push(Item { section: Section::Recalled, id: h.record.id.clone(), line: memory_line(&h.record), order: 0 });
         }
+        let mut dq = RecallQuery::text(req.query.clone()).with_k(req.archival_k);
+        dq.embedding = req.embedding.clone();
+        let chunks = if req.archival_k > 0 && req.archival_share > 0.0 { self.search_documents(scope, &dq, now)? } else { Vec::new() };
+        for c in &chunks {
+            let line = format!("- {} (document {}, part {} of {})", quote(&c.text), quote(&c.title), c.position + 1, c.count);
+            items.push(Item { section: Section::Documents, id: c.chunk.clone(), line, order: 0 });
+        }
         if let Some(s) = summary {
             items.push(Item { section: Section::Summary, id: "summary".into(), line: quote(&s), order: 0 });
         }
@@ -137,6 +153,8 @@ impl Engram {
         let mut used = 0usize;
         let mut opened: Vec<Section> = Vec::new();
         let mut turns_stopped = false;
+        let archival_cap = (req.budget as f32 * req.archival_share) as usize;
+        let mut archival_used = 0usize;
         for (i, it) in items.iter().enumerate() {
             if it.section == Section::Turns && turns_stopped {
                 continue;
@@ -148,8 +166,14 @@ impl Engram {
                     cost += self.tokenizer.count(OPEN).tokens + self.tokenizer.count(PREAMBLE).tokens + self.tokenizer.count(CLOSE).tokens + 3;
                 }
             }
+            if it.section == Section::Documents && archival_used + cost > archival_cap {
+                continue;
+            }
             if used + cost <= req.budget {
                 used += cost;
+                if it.section == Section::Documents {
+                    archival_used += cost;
+                }
                 keep[i] = true;
                 if !opened.contains(&it.section) {
                     opened.push(it.section);
@@ -180,6 +204,7 @@ fn header(s: Section) -> &'static str {
         Section::Instructions => "<agent-instructions>",
         Section::Profile => "[profile]",
         Section::Recalled => "[recalled]",
+        Section::Documents => "[documents]",
         Section::Summary => "[conversation summary]",
         Section::KeyEvents => "[key events]",
         Section::Turns => "[recent turns]",
@@ -212,7 +237,7 @@ fn render(items: &[Item], keep: &[bool]) -> String {
         out.push('\n');
         out.push_str(PREAMBLE);
         out.push('\n');
-        for section in [Section::Profile, Section::Recalled, Section::Summary, Section::KeyEvents, Section::Turns] {
+        for section in [Section::Profile, Section::Recalled, Section::Documents, Section::Summary, Section::KeyEvents, Section::Turns] {
             let mut lines: Vec<&&&Item> = data.iter().filter(|i| i.section == section).collect();
             if lines.is_empty() {
                 continue;

@@ -73,7 +73,7 @@ pub struct Engram {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ListFilter {
-    /// Only these kinds (all when empty).
+    /// Only these kinds (all but documents and their chunks when empty).
     pub kinds: Vec<Kind>,
     /// Include every version: those replaced by newer facts, rejected and under review
     /// (the audit trail).
@@ -206,7 +206,7 @@ impl Engram {
         let mut out: Vec<Record> = p
             .iter()
             .map(|(_, r)| r)
-            .filter(|r| filter.kinds.is_empty() || filter.kinds.contains(&r.kind))
+            .filter(|r| if filter.kinds.is_empty() { !r.kind.is_archival() } else { filter.kinds.contains(&r.kind) })
             .filter(|r| if filter.pending_review { r.pending_review } else { filter.include_superseded || r.is_current() })
             .filter(|r| filter.include_expired || !r.is_expired(now))
             .cloned()

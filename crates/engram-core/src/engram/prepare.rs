@@ -7,7 +7,7 @@
 //!    redacted value.
 //! 2. The caller embeds those texts (asynchronously, in the SDK), and [`Engram::commit`]
 //!    writes the batch with the vectors: turns first, then memories, then the graph links
-//!    of extracted facts.
+//!    of extracted facts, then documents (their new chunks, see [`crate::archive`]).
 //!
 //! ```
 //! use engram_core::{engram::prepare::WriteBatch, Config, Engram, MemoryInput, Kind, Scope};
@@ -21,6 +21,8 @@
 //! assert_eq!(done.remembered.len(), 1);
 //! ```
 
+use crate::archive::store::ReadyDocument;
+use crate::archive::DocumentInput;
 use crate::engram::working::{ReadyTurn, Turn};
 use crate::engram::Engram;
 use crate::error::{Error, Result};
@@ -46,6 +48,8 @@ pub struct WriteBatch {
     pub extract: bool,
     /// Ask vectors for the turns too (memories always get them).
     pub embed_turns: bool,
+    /// Documents to add or replace, written last; their new chunks get vectors.
+    pub documents: Vec<DocumentInput>,
 }
 
 /// A checked, redacted batch waiting for its vectors. Made by [`Engram::prepare`], consumed
@@ -56,6 +60,7 @@ pub struct Prepared {
     session: Option<String>,
     turns: Vec<ReadyTurn>,
     memories: Vec<ReadyMemory>,
+    documents: Vec<ReadyDocument>,
     /// For each text needing a vector, the item it is for.
     wants: Vec<Item>,
     texts: Vec<String>,
@@ -78,12 +83,16 @@ pub struct Committed {
     pub turns: Vec<String>,
     /// One outcome per memory (the batch's, then the facts extracted from its user turns).
     pub remembered: Vec<WriteOutcome>,
+    /// Per document, the ids of its chunk records in order.
+    pub documents: Vec<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy)]
 enum Item {
     Turn(usize),
     Memory(usize),
+    /// Document, chunk.
+    Chunk(usize, usize),
 }
 
 /// A memory after the PII step: stored (text redacted, embedding unit-length) or dropped.
@@ -139,6 +148,7 @@ impl Engram {
                 Scrubbed::Drop { found } => ReadyMemory::Drop { found },
             });
         }
+        let documents = batch.documents.into_iter().map(|d| self.ready_document(d)).collect::<Result<Vec<_>>>()?;
         let mut wants = Vec::new();
         let mut texts = Vec::new();
         for (i, t) in turns.iter().enumerate() {
@@ -155,7 +165,14 @@ impl Engram {
                 }
             }
         }
-        Ok(Prepared { scope: scope.clone(), session: batch.session, turns, memories, wants, texts, dim })
+        let part = self.partition(scope)?;
+        for (d, doc) in documents.iter().enumerate() {
+            for c in doc.new_chunks(part) {
+                wants.push(Item::Chunk(d, c));
+                texts.push(doc.chunk_text(c).to_owned());
+            }
+        }
+        Ok(Prepared { scope: scope.clone(), session: batch.session, turns, memories, documents, wants, texts, dim })
     }
 
     /// Write a prepared batch with one vector (or `None`: no vector) per text of
@@ -163,7 +180,7 @@ impl Engram {
     /// A vector of the wrong dimension or with NaN refuses the batch before anything is
     /// written.
     pub fn commit(&mut self, prepared: Prepared, vectors: Vec<Option<Vec<f32>>>, now: Millis) -> Result<Committed> {
-        let Prepared { scope, session, mut turns, mut memories, wants, texts, dim } = prepared;
+        let Prepared { scope, session, mut turns, mut memories, mut documents, wants, texts, dim } = prepared;
         if vectors.len() != texts.len() {
             return Err(Error::invalid("vectors", format!("{} vectors for {} texts; give one (or none) per text", vectors.len(), texts.len())));
         }
@@ -178,9 +195,10 @@ impl Engram {
                         input.embedding = v;
                     }
                 }
+                Item::Chunk(d, c) => documents[d].vectors[c] = v,
             }
         }
-        let mut out = Committed { turns: Vec::with_capacity(turns.len()), remembered: Vec::with_capacity(memories.len()) };
+        let mut out = Committed { turns: Vec::with_capacity(turns.len()), remembered: Vec::with_capacity(memories.len()), documents: Vec::new() };
         if let Some(session) = session.filter(|_| !turns.is_empty()) {
             let at = Scope { session: Some(session), ..scope.clone() };
             self.before_turns(&at, now)?;
@@ -198,6 +216,9 @@ impl Engram {
                 self.link_extracted(&scope, link, &outcome, now)?;
             }
             out.remembered.push(outcome);
+        }
+        for doc in documents {
+            out.documents.push(self.write_document(&scope, doc, now)?);
         }
         Ok(out)
     }

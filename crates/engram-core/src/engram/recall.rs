@@ -29,7 +29,8 @@ pub struct RecallQuery {
     pub embedding: Option<Vec<f32>>,
     /// How many hits to return.
     pub k: usize,
-    /// Only these kinds (all but instructions and summaries when empty).
+    /// Only these kinds (all but instructions, summaries and document chunks when empty;
+    /// [`Engram::search_documents`] searches chunks).
     pub kinds: Vec<Kind>,
     /// Fact keys to look up exactly, in addition to those the query mentions.
     pub keys: Vec<FactKey>,
@@ -135,7 +136,7 @@ const VECTOR_TIE: f32 = 1e-3;
 const LEXICAL_TIE: f32 = 1e-4;
 
 /// How much a memory's words count for the memories said just before and after it (see
-/// `engine::timeline`): a memory's lexical score is its own plus this share of the scores
+/// `engram::timeline`): a memory's lexical score is its own plus this share of the scores
 /// of up to [`SPREAD_RADIUS`] neighbours on each side. On LoCoMo's development split this
 /// took BM25's recall@10 from 0.604 to 0.709 (0.3: 0.705, 0.5: 0.717 with a lower
 /// recall@1). The vector channel is not spread: with the default table, spreading its
@@ -242,11 +243,17 @@ impl Engram {
             let m = p.meta(slot);
             m.live(now)
                 && (exclude.is_empty() || !exclude.contains(&slot))
-                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary } else { q.kinds.contains(&m.kind) }
+                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary && !m.kind.is_archival() } else { q.kinds.contains(&m.kind) }
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
-        let contributes = |slot: u32| p.meta(slot).live(now);
+        // Words of chunks never lift memories, nor memories' words chunks: the lexical pool
+        // is taken before `accept`, and 50k chunks would crowd every memory out of it.
+        let archival = q.kinds.iter().any(|k| k.is_archival());
+        let contributes = |slot: u32| {
+            let m = p.meta(slot);
+            m.live(now) && m.kind.is_archival() == archival
+        };
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors()) {
             let found = ix.search(v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {

@@ -210,6 +210,9 @@ impl Engram {
         }
         if let Some(id) = &input.id {
             check_id("id", id, MAX_RECORD_ID)?;
+            if id.starts_with("d/") || id.starts_with("c/") {
+                return Err(Error::invalid("id", "ids starting with d/ or c/ are documents' and chunks'"));
+            }
         }
         if let Some(k) = &input.key {
             check_label("key.subject", &k.subject, MAX_KEY_PART)?;

@@ -28,13 +28,24 @@ pub enum Kind {
     Pattern,
     /// A session's rolling summary.
     Summary,
+    /// A piece of an archived document (see [`crate::archive`]): recalled only by document
+    /// search, never with memories.
+    Chunk,
+    /// An archived document's record: its title, metadata and list of chunks; never recalled.
+    Document,
 }
 
 impl Kind {
     /// Kinds that are deduplicated and may be superseded by key. Chat turns are not:
     /// saying "ok" twice is two turns.
     pub fn is_memory(self) -> bool {
-        !matches!(self, Kind::Message | Kind::Summary)
+        !matches!(self, Kind::Message | Kind::Summary | Kind::Chunk | Kind::Document)
+    }
+
+    /// Kinds of the archival layer (documents and their chunks), kept out of memory recall
+    /// and lists unless asked for by kind.
+    pub fn is_archival(self) -> bool {
+        matches!(self, Kind::Chunk | Kind::Document)
     }
 
     /// A lowercase name for display.
@@ -49,6 +60,8 @@ impl Kind {
             Kind::Task => "task",
             Kind::Pattern => "pattern",
             Kind::Summary => "summary",
+            Kind::Chunk => "chunk",
+            Kind::Document => "document",
         }
     }
 }
@@ -73,6 +86,7 @@ impl Layer {
             Kind::Event | Kind::Episode | Kind::Task => Layer::Episodic,
             Kind::Fact | Kind::Preference | Kind::Pattern => Layer::Semantic,
             Kind::Instruction => Layer::Procedural,
+            Kind::Chunk | Kind::Document => Layer::Archival,
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::error::ApiResult;
 use engram_core::{Stamp, UserKey};
 
 pub use log::{PullPage, PushReport};
-pub use query::{GraphEdgeOut, ListPage};
+pub use query::{DocumentPage, GraphEdgeOut, ListPage};
 
 /// Handle to the origin's database.
 #[derive(Clone)]

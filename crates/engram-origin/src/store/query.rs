@@ -27,6 +27,15 @@ pub struct ListPage {
     pub next: Option<String>,
 }
 
+/// One page of archived documents.
+#[derive(Debug, Serialize)]
+pub struct DocumentPage {
+    /// Documents in id order, without their chunks' texts.
+    pub documents: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
 /// An edge reached by a graph query.
 #[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct GraphEdgeOut {
@@ -82,6 +91,20 @@ impl Store {
         let memories: Vec<Value> = docs.into_iter().take(limit as usize).map(to_json).collect();
         let next = if more { memories.last().and_then(|m| m.get("id")).and_then(Value::as_str).map(str::to_owned) } else { None };
         Ok(ListPage { memories, next })
+    }
+
+    /// The user's documents (not deleted) with record id after `after`, at most `limit`.
+    pub async fn list_documents(&self, user: &UserKey, after: Option<&str>, limit: i64) -> ApiResult<DocumentPage> {
+        let mut q = owner(user);
+        q.insert("deleted", false);
+        if let Some(a) = after {
+            q.insert("id", doc! { "$gt": a });
+        }
+        let docs: Vec<Document> = self.coll("documents").find(q).sort(doc! { "id": 1 }).limit(limit + 1).await?.try_collect().await?;
+        let more = docs.len() as i64 > limit;
+        let documents: Vec<Value> = docs.into_iter().take(limit as usize).map(to_json).collect();
+        let next = if more { documents.last().and_then(|m| m.get("id")).and_then(Value::as_str).map(str::to_owned) } else { None };
+        Ok(DocumentPage { documents, next })
     }
 
     /// Edges reachable from the entity named `from` within `depth` hops, following only

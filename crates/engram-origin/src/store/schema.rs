@@ -55,6 +55,46 @@ fn memory_validator() -> Document {
     } }
 }
 
+fn document_validator() -> Document {
+    doc! { "$jsonSchema": {
+        "bsonType": "object",
+        "required": ["tenant", "user_id", "id", "stamp", "deleted"],
+        "properties": {
+            "tenant": { "bsonType": "string" },
+            "user_id": { "bsonType": "string" },
+            "id": { "bsonType": "string", "pattern": "^d/" },
+            "document_id": { "bsonType": "string" },
+            "stamp": { "bsonType": "string" },
+            "deleted": { "bsonType": "bool" },
+            "title": { "bsonType": "string" },
+            "source": { "bsonType": "string" },
+            "metadata": { "bsonType": "string" },
+            "tags": { "bsonType": "array", "items": { "bsonType": "string" } },
+            "chunks": { "bsonType": "array", "items": { "bsonType": "string" } },
+            "chunk_count": { "bsonType": ["long", "int"] },
+            "created_at": { "bsonType": "date" },
+            "updated_at": { "bsonType": "date" },
+        },
+    } }
+}
+
+fn chunk_validator() -> Document {
+    doc! { "$jsonSchema": {
+        "bsonType": "object",
+        "required": ["tenant", "user_id", "id", "stamp", "deleted"],
+        "properties": {
+            "tenant": { "bsonType": "string" },
+            "user_id": { "bsonType": "string" },
+            "id": { "bsonType": "string", "pattern": "^c/" },
+            "document_id": { "bsonType": "string" },
+            "stamp": { "bsonType": "string" },
+            "deleted": { "bsonType": "bool" },
+            "text": { "bsonType": "string" },
+            "created_at": { "bsonType": "date" },
+        },
+    } }
+}
+
 fn index(keys: Document, unique: bool, ttl: Option<Duration>) -> IndexModel {
     let opts = IndexOptions::builder().unique(unique.then_some(true)).expire_after(ttl).build();
     IndexModel::builder().keys(keys).options(opts).build()
@@ -66,6 +106,8 @@ pub async fn ensure(db: &Database) -> ApiResult<()> {
         ("session_memories", session_validator()),
         ("user_profiles", profile_validator()),
         ("memories", memory_validator()),
+        ("documents", document_validator()),
+        ("chunks", chunk_validator()),
     ];
     let existing = db.list_collection_names().await?;
     for (name, validator) in validated {
@@ -75,7 +117,7 @@ pub async fn ensure(db: &Database) -> ApiResult<()> {
             db.create_collection(name).validator(validator).await?;
         }
     }
-    let indexes: [(&str, Vec<IndexModel>); 7] = [
+    let indexes: [(&str, Vec<IndexModel>); 9] = [
         ("ops", vec![
             index(doc! { "tenant": 1, "user_id": 1, "seq": 1 }, true, None),
             index(doc! { "tenant": 1, "user_id": 1, "batch": 1 }, true, None),
@@ -99,6 +141,14 @@ pub async fn ensure(db: &Database) -> ApiResult<()> {
         ("user_profiles", vec![index(doc! { "tenant": 1, "user_id": 1 }, true, None)]),
         ("forgotten", vec![index(doc! { "tenant": 1, "user_id": 1 }, true, None)]),
         ("entities", vec![index(doc! { "tenant": 1, "user_id": 1, "entity": 1, "attr": 1 }, true, None)]),
+        ("documents", vec![
+            index(doc! { "tenant": 1, "user_id": 1, "id": 1 }, true, None),
+            index(doc! { "tenant": 1, "user_id": 1, "deleted": 1, "created_at": 1 }, false, None),
+        ]),
+        ("chunks", vec![
+            index(doc! { "tenant": 1, "user_id": 1, "id": 1 }, true, None),
+            index(doc! { "tenant": 1, "user_id": 1, "document_id": 1 }, false, None),
+        ]),
     ];
     for (name, models) in indexes {
         db.collection::<Document>(name).create_indexes(models).await?;

@@ -1,5 +1,6 @@
 //! The views kept from accepted ops: `memories`, `relations`, `entities`,
-//! `session_memories` and `user_profiles`. Every write is conditional on the stamp
+//! `session_memories`, `user_profiles`, and the archival layer's `documents` and `chunks`
+//! (records of those kinds go there instead of `memories`). Every write is conditional on the stamp
 //! (last writer wins, as in the core), so applying a batch twice or out of order gives
 //! the same documents.
 
@@ -10,6 +11,7 @@ use futures_util::TryStreamExt;
 use super::{owner, stamp_key, Store};
 use crate::error::{ApiError, ApiResult};
 use engram_core::graph::norm;
+use engram_core::archive::{document_of_chunk, manifest::Manifest};
 use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
 
 /// History entries kept per session document (the core keeps the full turns).
@@ -124,10 +126,56 @@ fn record_doc(r: &Record, seq: i64) -> Document {
     }
 }
 
+/// The view of a document record: its fields, parsed from the record's manifest.
+fn document_doc(r: &Record, seq: i64) -> Document {
+    let m = Manifest::decode(&r.text).unwrap_or_default();
+    let id = r.id.strip_prefix("d/").unwrap_or(&r.id);
+    let chunks: Vec<String> = m.chunks.iter().map(|(s, _)| format!("c/{id}/{s}")).collect();
+    doc! {
+        "seq": seq,
+        "stamp": stamp_key(r.stamp),
+        "deleted": false,
+        "document_id": id,
+        "title": &m.title,
+        "source": &m.source,
+        "metadata": &m.metadata,
+        "tags": r.tags.clone(),
+        "chunk_count": chunks.len() as i64,
+        "chunks": chunks,
+        "created_at": date(r.created_at),
+        "updated_at": date(r.updated_at),
+    }
+}
+
+/// The view of a chunk record: its document and text (positions live in the document).
+fn chunk_doc(r: &Record, seq: i64) -> Document {
+    doc! {
+        "seq": seq,
+        "stamp": stamp_key(r.stamp),
+        "deleted": false,
+        "document_id": document_of_chunk(&r.id).unwrap_or_default(),
+        "text": &r.text,
+        "has_embedding": r.embedding.is_some(),
+        "created_at": date(r.created_at),
+    }
+}
+
+/// Which view a record id is kept in (the core reserves `d/` and `c/` for documents).
+fn view_of_id(id: &str) -> &'static str {
+    if id.starts_with("d/") {
+        "documents"
+    } else if id.starts_with("c/") {
+        "chunks"
+    } else {
+        "memories"
+    }
+}
+
 impl Store {
     /// Bring the views up to date with accepted `ops` (batch number `seq`).
     pub(super) async fn materialize(&self, user: &UserKey, seq: i64, ops: &[Op]) -> ApiResult<()> {
         let (mut memories, mut relations, mut entities) = (LastWriterWins::default(), LastWriterWins::default(), LastWriterWins::default());
+        let (mut documents, mut chunks) = (LastWriterWins::default(), LastWriterWins::default());
         let mut sessions = Updates::default();
         let mut profile_dirty = false;
         let who = owner(user);
@@ -149,6 +197,8 @@ impl Store {
         for op in ops {
             let s = stamp_key(op.stamp);
             match &op.body {
+                OpBody::Upsert(r) if r.kind == Kind::Document => documents.put(doc! { "id": &r.id }, stamp_key(r.stamp), document_doc(r, seq)),
+                OpBody::Upsert(r) if r.kind == Kind::Chunk => chunks.put(doc! { "id": &r.id }, stamp_key(r.stamp), chunk_doc(r, seq)),
                 OpBody::Upsert(r) => {
                     let rs = stamp_key(r.stamp);
                     memories.put(doc! { "id": &r.id }, rs.clone(), record_doc(r, seq));
@@ -166,6 +216,12 @@ impl Store {
                             false,
                         );
                     }
+                }
+                OpBody::Delete { id } if view_of_id(id) != "memories" => {
+                    let unset = doc! { "text": "", "title": "", "source": "", "metadata": "", "tags": "", "chunks": "" };
+                    let tombstone = doc! { "seq": seq, "stamp": &s, "deleted": true, "$unset": unset };
+                    let view = if view_of_id(id) == "documents" { &mut documents } else { &mut chunks };
+                    view.put(doc! { "id": id }, s.clone(), tombstone);
                 }
                 OpBody::Delete { id } => {
                     let tombstone = doc! { "seq": seq, "stamp": &s, "deleted": true, "$unset": { "text": "", "key": "", "tags": "", "kind": "" } };
@@ -222,6 +278,8 @@ impl Store {
         self.write_lww("memories", user, memories).await?;
         self.write_lww("relations", user, relations).await?;
         self.write_lww("entities", user, entities).await?;
+        self.write_lww("documents", user, documents).await?;
+        self.write_lww("chunks", user, chunks).await?;
         self.run_updates("session_memories", sessions, true).await?;
         if profile_dirty {
             self.rebuild_profile(user).await?;
@@ -352,7 +410,7 @@ impl Store {
     pub(super) async fn forget_views(&self, user: &UserKey, key: &str) -> ApiResult<()> {
         let mut older_than = owner(user);
         older_than.insert("stamp", doc! { "$lt": key });
-        for coll in ["memories", "relations", "entities", "session_memories"] {
+        for coll in ["memories", "relations", "entities", "session_memories", "documents", "chunks"] {
             self.coll(coll).delete_many(older_than.clone()).await?;
         }
         // Sessions touched after the forget keep only what is newer than it.

@@ -64,6 +64,8 @@ pub struct Partition {
     sessions: BTreeMap<String, Session>,
     tombstones: FxHashMap<String, Stamp>,
     graph: Graph,
+    /// Stored document chunks (so recall of memories can skip document search cheaply).
+    chunks: usize,
 }
 
 impl Partition {
@@ -82,6 +84,7 @@ impl Partition {
             sessions: BTreeMap::new(),
             tombstones: FxHashMap::default(),
             graph: Graph::default(),
+            chunks: 0,
         }
     }
 
@@ -146,6 +149,11 @@ impl Partition {
         self.meta.reserve_exact(n);
         self.by_id.reserve(n);
         self.by_hash.reserve(n);
+    }
+
+    /// Number of stored document chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks
     }
 
     /// Number of stored records (including superseded versions).
@@ -225,8 +233,14 @@ impl Partition {
                 });
                 ix.insert(slot, v);
             }
-            self.bm25.add(slot, &record.text);
-            self.timeline.insert(&record, slot);
+            // A document record is its chunk list: not searched. Chunks are not said
+            // together with anything: they stay out of the timeline.
+            if record.kind != Kind::Document {
+                self.bm25.add(slot, &record.text);
+            }
+            if !record.kind.is_archival() {
+                self.timeline.insert(&record, slot);
+            }
             if record.kind.is_memory() {
                 self.by_hash.entry(content_hash(&normalize(&record.text))).or_default().push(slot);
             }
@@ -235,6 +249,7 @@ impl Partition {
             self.by_key.entry(k.clone()).or_default().push(slot);
         }
         self.by_id.insert(record.id.clone(), slot);
+        self.chunks += usize::from(record.kind == Kind::Chunk);
         self.meta.push(SlotMeta::of(&record));
         self.records.push(Some(record));
         slot
@@ -303,7 +318,9 @@ impl Partition {
             }
         }
         self.meta[slot as usize] = SlotMeta::GONE;
-        self.records[slot as usize].take()
+        let rec = self.records[slot as usize].take();
+        self.chunks -= usize::from(rec.as_ref().is_some_and(|r| r.kind == Kind::Chunk));
+        rec
     }
 
     fn unindex(&mut self, slot: u32) {

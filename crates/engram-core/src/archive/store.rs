@@ -1,0 +1,252 @@
+//! Documents in the write pipeline: [`Engram::prepare`] checks, redacts and chunks each
+//! document of a batch and asks vectors for the chunks not stored yet; [`Engram::commit`]
+//! writes the new chunks, deletes the chunks the new version no longer has (tombstone ops,
+//! so every replica and the origin drop them) and writes the document record last. Also
+//! get, list and delete.
+
+use std::collections::BTreeSet;
+
+use crate::archive::chunk::{chunk, Span};
+use crate::archive::manifest::Manifest;
+use crate::archive::{document_record_id, Document, DocumentInput, CHUNK_OVERLAP, CHUNK_TOKENS, MAX_CHUNKS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_FIELD, MAX_DOCUMENT_ID};
+use crate::engram::prepare::WriteBatch;
+use crate::engram::partition::Partition;
+use crate::engram::Engram;
+use crate::error::{Error, Result};
+use crate::hlc::{Millis, Stamp};
+use crate::model::limits::{check_at_most, check_id, check_tags, check_text};
+use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::ops::{Op, OpBody};
+use crate::pii::{Sealed, Scrubbed};
+use crate::text::content_hash;
+
+/// A checked, redacted, chunked document waiting for the vectors of its new chunks.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadyDocument {
+    id: String,
+    tags: Vec<String>,
+    manifest: Manifest,
+    /// The redacted text the spans cut.
+    text: String,
+    spans: Vec<Span>,
+    /// The record id of each span's chunk.
+    ids: Vec<String>,
+    sealed: Vec<Sealed>,
+    /// Vectors of chunks, by span (filled by `commit`).
+    pub(crate) vectors: Vec<Option<Vec<f32>>>,
+}
+
+impl ReadyDocument {
+    /// The text of chunk `i`.
+    pub(crate) fn chunk_text(&self, i: usize) -> &str {
+        let s = self.spans[i];
+        &self.text[s.start..s.end]
+    }
+
+    /// The chunks that are not stored yet with this text (so need vectors), by span index:
+    /// each distinct chunk once.
+    pub(crate) fn new_chunks(&self, part: Option<&Partition>) -> Vec<usize> {
+        let mut seen = BTreeSet::new();
+        (0..self.spans.len())
+            .filter(|&i| seen.insert(self.ids[i].as_str()))
+            .filter(|&i| !part.and_then(|p| p.get(&self.ids[i])).is_some_and(|r| r.is_current() && r.text == self.chunk_text(i)))
+            .collect()
+    }
+}
+
+impl Engram {
+    /// Add or replace one document (see [`crate::archive`]): one [`Engram::prepare`] and
+    /// [`Engram::commit`] without vectors. Returns the ids of its chunk records, in order.
+    pub fn put_document(&mut self, scope: &Scope, doc: DocumentInput, now: Millis) -> Result<Vec<String>> {
+        let prepared = self.prepare(scope, WriteBatch { documents: vec![doc], ..WriteBatch::default() }, now)?;
+        let none = vec![None; prepared.texts().len()];
+        Ok(self.commit(prepared, none, now)?.documents.pop().unwrap_or_default())
+    }
+
+    /// Check, redact and chunk a document (the `prepare` step).
+    pub(crate) fn ready_document(&self, doc: DocumentInput) -> Result<ReadyDocument> {
+        check_id("document.id", &doc.id, MAX_DOCUMENT_ID)?;
+        check_text("document.text", &doc.text, MAX_DOCUMENT_BYTES)?;
+        check_tags(&doc.tags)?;
+        for (field, v) in [("document.title", &doc.title), ("document.source", &doc.source), ("document.metadata", &doc.metadata)] {
+            check_at_most(field, v.len(), MAX_DOCUMENT_FIELD)?;
+        }
+        let (chunk_tokens, chunk_overlap) = (doc.chunk_tokens.unwrap_or(CHUNK_TOKENS), doc.chunk_overlap.unwrap_or(CHUNK_OVERLAP));
+        let redact = |field: &'static str, text: &str| match self.scrub(text, Sensitivity::Personal) {
+            Scrubbed::Store { text, sealed, .. } => Ok((text, sealed)),
+            Scrubbed::Drop { found } => Err(Error::invalid(field, format!("holds {found:?}, which the PII policy does not store"))),
+        };
+        let (text, sealed) = redact("document.text", doc.text.trim())?;
+        let spans = chunk(&text, &self.tokenizer, chunk_tokens, chunk_overlap)?;
+        check_at_most("document chunks", spans.len(), MAX_CHUNKS)?;
+        let mut ids = Vec::with_capacity(spans.len());
+        let mut chunks = Vec::with_capacity(spans.len());
+        for s in &spans {
+            let body = &text[s.start..s.end];
+            if body.trim().is_empty() {
+                return Err(Error::invalid("document.text", "a run of whitespace is longer than a chunk"));
+            }
+            let hash = format!("{:016x}", content_hash(body));
+            let again = chunks.iter().filter(|(c, _): &&(String, usize)| c.split('-').next() == Some(hash.as_str())).count();
+            let suffix = if again == 0 { hash } else { format!("{hash}-{again}") };
+            ids.push(format!("c/{}/{suffix}", doc.id));
+            chunks.push((suffix, s.overlap));
+        }
+        let manifest = Manifest {
+            title: redact("document.title", &doc.title)?.0,
+            source: redact("document.source", &doc.source)?.0,
+            metadata: redact("document.metadata", &doc.metadata)?.0,
+            chunk_tokens,
+            chunk_overlap,
+            chunks,
+        };
+        let n = spans.len();
+        Ok(ReadyDocument { id: doc.id, tags: doc.tags, manifest, text, spans, ids, sealed, vectors: vec![None; n] })
+    }
+
+    /// Write a ready document (the `commit` step): new chunks, deletes of dropped chunks,
+    /// then the document record — each only when it changed. Returns its chunk ids.
+    pub(crate) fn write_document(&mut self, scope: &Scope, doc: ReadyDocument, now: Millis) -> Result<Vec<String>> {
+        let at = Scope { session: None, ..scope.clone() };
+        let user = scope.user_key();
+        let rid = document_record_id(&doc.id);
+        let old = self.partition(scope)?.and_then(|p| p.get(&rid)).filter(|r| r.kind == Kind::Document).cloned();
+        if old.is_none() && self.partition(scope)?.is_some_and(|p| p.get(&rid).is_some()) {
+            return Err(Error::invalid("document.id", format!("{rid:?} is taken by a memory")));
+        }
+        let stamp = self.next_stamp(now);
+        let fresh = doc.new_chunks(self.partition(scope)?);
+        for i in fresh {
+            let mut rec = record(&at, doc.ids[i].clone(), Kind::Chunk, doc.chunk_text(i).to_owned(), Vec::new(), stamp, now, now);
+            rec.sealed = doc.sealed.iter().filter(|s| rec.text.contains(&s.placeholder)).cloned().collect();
+            rec.embedding = doc.vectors[i].clone();
+            self.put_record(rec);
+        }
+        if let Some(old) = &old {
+            let keep: BTreeSet<&str> = doc.ids.iter().map(String::as_str).collect();
+            let gone: Vec<String> = chunk_ids(old)?.into_iter().filter(|c| !keep.contains(c.as_str())).collect();
+            self.delete_records(&user, gone, stamp)?;
+        }
+        let text = doc.manifest.encode();
+        if old.as_ref().is_none_or(|o| o.text != text || o.tags != doc.tags) {
+            let created = old.as_ref().map_or(now, |o| o.created_at);
+            self.put_record(record(&at, rid, Kind::Document, text, doc.tags, stamp, created, now));
+        }
+        Ok(doc.ids)
+    }
+
+    /// Store a record as written here and queue its upsert.
+    fn put_record(&mut self, rec: Record) {
+        if let Some(v) = &rec.embedding {
+            self.claim_dim(v.len());
+        }
+        let user = rec.scope.user_key();
+        let stamp = rec.stamp;
+        let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
+        let slot = part.put(rec, &self.config);
+        if let Some(full) = part.full_record(slot) {
+            self.pending.push(Op { user, stamp, body: OpBody::Upsert(Box::new(full)) });
+        }
+    }
+
+    /// Delete records (tombstones) and queue the ops.
+    fn delete_records(&mut self, user: &crate::model::UserKey, ids: Vec<String>, stamp: Stamp) -> Result<()> {
+        for id in ids {
+            let op = Op { user: user.clone(), stamp, body: OpBody::Delete { id } };
+            self.apply(op.clone())?;
+            self.pending.push(op);
+        }
+        Ok(())
+    }
+
+    /// The scope's user's document `id` with its whole text.
+    pub fn get_document(&self, scope: &Scope, id: &str) -> Result<Document> {
+        let p = self.partition(scope)?.ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        let rec = p.get(&document_record_id(id)).filter(|r| r.kind == Kind::Document).ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        let mut doc = document(rec)?;
+        let m = Manifest::decode(&rec.text)?;
+        let mut text = String::new();
+        for ((cid, (_, overlap)), n) in doc.chunks.iter().zip(&m.chunks).zip(1..) {
+            let c = p.get(cid).ok_or_else(|| Error::NotFound(format!("{id}: chunk {n} ({cid}) has not arrived")))?;
+            text.push_str(c.text.get(*overlap..).ok_or_else(|| Error::Decode { what: "document", reason: format!("chunk {n} is shorter than its overlap") })?);
+        }
+        doc.text = Some(text);
+        Ok(doc)
+    }
+
+    /// The scope's user's documents (without their texts), oldest first.
+    pub fn list_documents(&self, scope: &Scope) -> Result<Vec<Document>> {
+        // Through `list` (documents never expire): its sort, not a second one in the module.
+        let records = self.list(scope, &crate::ListFilter { kinds: vec![Kind::Document], ..Default::default() }, 0)?;
+        records.iter().map(document).collect()
+    }
+
+    /// Delete the scope's user's document `id` and all its chunks, as tombstone ops that
+    /// sync. False when there was no such document.
+    pub fn delete_document(&mut self, scope: &Scope, id: &str, now: Millis) -> Result<bool> {
+        let rid = document_record_id(id);
+        let Some(p) = self.partition(scope)? else { return Ok(false) };
+        let Some(rec) = p.get(&rid).filter(|r| r.kind == Kind::Document) else { return Ok(false) };
+        let mut ids: BTreeSet<String> = chunk_ids(rec)?.into_iter().collect();
+        // Chunks of a version this replica never saw the manifest of (concurrent puts).
+        let prefix = format!("c/{id}/");
+        ids.extend(p.iter().filter(|(_, r)| r.kind == Kind::Chunk && r.id.starts_with(&prefix)).map(|(_, r)| r.id.clone()));
+        let stamp = self.next_stamp(now);
+        let mut all: Vec<String> = ids.into_iter().collect();
+        all.push(rid);
+        self.delete_records(&scope.user_key(), all, stamp)?;
+        Ok(true)
+    }
+}
+
+/// The chunk record ids a document record lists, in order.
+pub(crate) fn chunk_ids(rec: &Record) -> Result<Vec<String>> {
+    let id = rec.id.strip_prefix("d/").unwrap_or(&rec.id);
+    Ok(Manifest::decode(&rec.text)?.chunks.into_iter().map(|(s, _)| format!("c/{id}/{s}")).collect())
+}
+
+/// A document record as a [`Document`], without its text.
+fn document(rec: &Record) -> Result<Document> {
+    let m = Manifest::decode(&rec.text)?;
+    let chunks = chunk_ids(rec)?;
+    Ok(Document {
+        id: rec.id.strip_prefix("d/").unwrap_or(&rec.id).to_owned(),
+        title: m.title,
+        text: None,
+        source: m.source,
+        tags: rec.tags.clone(),
+        metadata: m.metadata,
+        chunks,
+        created_at: rec.created_at,
+        updated_at: rec.updated_at,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(scope: &Scope, id: String, kind: Kind, text: String, tags: Vec<String>, stamp: Stamp, created: Millis, now: Millis) -> Record {
+    Record {
+        id,
+        scope: scope.clone(),
+        kind,
+        layer: Layer::Archival,
+        text,
+        key: None,
+        embedding: None,
+        importance: 0.5,
+        confidence: 1.0,
+        source: Source::User,
+        tags,
+        created_at: created,
+        updated_at: now,
+        last_accessed_at: now,
+        times_seen: 1,
+        valid_from: created,
+        valid_to: None,
+        superseded_by: None,
+        expires_at: None,
+        sensitivity: Sensitivity::Personal,
+        pending_review: false,
+        sealed: Vec::new(),
+        stamp,
+    }
+}
