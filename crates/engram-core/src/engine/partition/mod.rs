@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use crate::engine::config::Config;
+use crate::engine::cues::TextCues;
 pub use crate::engine::session::Session;
 use crate::engine::timeline::Timeline;
 use crate::graph::Graph;
@@ -52,6 +53,8 @@ pub struct Partition {
     key: UserKey,
     records: Vec<Option<Record>>,
     meta: Vec<SlotMeta>,
+    /// Per slot, what its text offers to a query's cues (read once, when stored).
+    cues: Vec<TextCues>,
     by_id: FxHashMap<String, u32>,
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
@@ -73,6 +76,7 @@ impl Partition {
             key,
             records: Vec::new(),
             meta: Vec::new(),
+            cues: Vec::new(),
             by_id: FxHashMap::default(),
             by_hash: FxHashMap::default(),
             by_key: FxHashMap::default(),
@@ -144,6 +148,7 @@ impl Partition {
     pub fn reserve(&mut self, n: usize) {
         self.records.reserve_exact(n);
         self.meta.reserve_exact(n);
+        self.cues.reserve_exact(n);
         self.by_id.reserve(n);
         self.by_hash.reserve(n);
     }
@@ -172,6 +177,13 @@ impl Partition {
     #[inline]
     pub fn meta(&self, slot: u32) -> SlotMeta {
         self.meta.get(slot as usize).copied().unwrap_or(SlotMeta::GONE)
+    }
+
+    /// What the text in `slot` offers to a query's cues (see [`TextCues`]).
+    #[inline]
+    pub fn cues(&self, slot: u32) -> Option<&TextCues> {
+        self.records.get(slot as usize)?.as_ref()?;
+        self.cues.get(slot as usize)
     }
 
     /// Slots whose metadata satisfies `f`, without touching the records.
@@ -236,6 +248,7 @@ impl Partition {
         }
         self.by_id.insert(record.id.clone(), slot);
         self.meta.push(SlotMeta::of(&record));
+        self.cues.push(TextCues::of(&record.text));
         self.records.push(Some(record));
         slot
     }
@@ -303,6 +316,7 @@ impl Partition {
             }
         }
         self.meta[slot as usize] = SlotMeta::GONE;
+        self.cues[slot as usize] = TextCues::default();
         self.records[slot as usize].take()
     }
 
