@@ -338,7 +338,7 @@ impl Partition {
     /// up to `radius` on each side, in its scope, at most `gap` apart; nearest first.
     pub fn said_around(&self, slot: u32, radius: usize, gap: Millis) -> Vec<(u32, usize)> {
         let Some(rec) = self.at(slot) else { return Vec::new() };
-        self.timeline.around(rec, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
+        self.timeline.around(slot, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
     }
 
     /// The record with its embedding re-attached (for ops and snapshots).
