@@ -262,7 +262,7 @@ impl Engram {
         }
         let cues = QueryCues::of(&q.text);
         let raw: FxHashMap<u32, f32> = p.bm25().scores(&q.text).into_iter().filter(|&(s, _)| contributes(s)).collect();
-        let boost = |s: u32| p.at(s).map_or(1.0, |r| cues.boost(&r.text));
+        let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
         let found = said_together(p, &raw, &boost, n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use crate::engram::config::Config;
+use crate::engram::cues::TextCues;
 pub use crate::engram::session::Session;
 use crate::engram::timeline::Timeline;
 use crate::graph::Graph;
@@ -52,6 +53,8 @@ pub struct Partition {
     key: UserKey,
     records: Vec<Option<Record>>,
     meta: Vec<SlotMeta>,
+    /// Per slot, what its text offers to a query's cues (read once, when stored).
+    cues: Vec<TextCues>,
     by_id: FxHashMap<String, u32>,
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
@@ -75,6 +78,7 @@ impl Partition {
             key,
             records: Vec::new(),
             meta: Vec::new(),
+            cues: Vec::new(),
             by_id: FxHashMap::default(),
             by_hash: FxHashMap::default(),
             by_key: FxHashMap::default(),
@@ -147,6 +151,7 @@ impl Partition {
     pub fn reserve(&mut self, n: usize) {
         self.records.reserve_exact(n);
         self.meta.reserve_exact(n);
+        self.cues.reserve_exact(n);
         self.by_id.reserve(n);
         self.by_hash.reserve(n);
     }
@@ -180,6 +185,13 @@ impl Partition {
     #[inline]
     pub fn meta(&self, slot: u32) -> SlotMeta {
         self.meta.get(slot as usize).copied().unwrap_or(SlotMeta::GONE)
+    }
+
+    /// What the text in `slot` offers to a query's cues (see [`TextCues`]).
+    #[inline]
+    pub fn cues(&self, slot: u32) -> Option<&TextCues> {
+        self.records.get(slot as usize)?.as_ref()?;
+        self.cues.get(slot as usize)
     }
 
     /// Slots whose metadata satisfies `f`, without touching the records.
@@ -251,6 +263,7 @@ impl Partition {
         self.by_id.insert(record.id.clone(), slot);
         self.chunks += usize::from(record.kind == Kind::Chunk);
         self.meta.push(SlotMeta::of(&record));
+        self.cues.push(TextCues::of(&record.text));
         self.records.push(Some(record));
         slot
     }
@@ -318,6 +331,7 @@ impl Partition {
             }
         }
         self.meta[slot as usize] = SlotMeta::GONE;
+        self.cues[slot as usize] = TextCues::default();
         let rec = self.records[slot as usize].take();
         self.chunks -= usize::from(rec.as_ref().is_some_and(|r| r.kind == Kind::Chunk));
         rec
@@ -341,7 +355,7 @@ impl Partition {
     /// up to `radius` on each side, in its scope, at most `gap` apart; nearest first.
     pub fn said_around(&self, slot: u32, radius: usize, gap: Millis) -> Vec<(u32, usize)> {
         let Some(rec) = self.at(slot) else { return Vec::new() };
-        self.timeline.around(rec, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
+        self.timeline.around(slot, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
     }
 
     /// The record with its embedding re-attached (for ops and snapshots).
