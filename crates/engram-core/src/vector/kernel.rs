@@ -132,28 +132,29 @@ pub fn quantize(v: &[f32]) -> (f32, Vec<i8>) {
 mod simd {
     use core::arch::wasm32::*;
 
+    // The loops below index by hand rather than zip chunk iterators: the wasm build is
+    // optimized for size (opt-level "z"), which leaves iterator adapters as calls, one
+    // per chunk — several times slower on a 10k-vector scan.
+
     pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         let n = a.len().min(b.len());
-        let (a, b) = (&a[..n], &b[..n]);
-        let mut s0 = f32x4_splat(0.0);
-        let mut s1 = f32x4_splat(0.0);
-        let mut ca = a.chunks_exact(8);
-        let mut cb = b.chunks_exact(8);
-        for (x, y) in (&mut ca).zip(&mut cb) {
-            // SAFETY: each chunk holds exactly 8 f32 (32 bytes); v128_load allows unaligned reads.
+        let (mut s0, mut s1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n <= both lengths, so each load reads 4 f32 inside its slice;
+            // v128_load allows unaligned reads.
             unsafe {
-                let x0 = v128_load(x.as_ptr() as *const v128);
-                let x1 = v128_load(x.as_ptr().add(4) as *const v128);
-                let y0 = v128_load(y.as_ptr() as *const v128);
-                let y1 = v128_load(y.as_ptr().add(4) as *const v128);
-                s0 = f32x4_add(s0, f32x4_mul(x0, y0));
-                s1 = f32x4_add(s1, f32x4_mul(x1, y1));
+                let (x, y) = (a.as_ptr().add(i), b.as_ptr().add(i));
+                s0 = f32x4_add(s0, f32x4_mul(v128_load(x as *const v128), v128_load(y as *const v128)));
+                s1 = f32x4_add(s1, f32x4_mul(v128_load(x.add(4) as *const v128), v128_load(y.add(4) as *const v128)));
             }
+            i += 8;
         }
         let s = f32x4_add(s0, s1);
         let mut tail = 0f32;
-        for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-            tail += x * y;
+        while i < n {
+            tail += a[i] * b[i];
+            i += 1;
         }
         f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s) + f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s) + tail
     }
@@ -186,50 +187,49 @@ mod simd {
 
     pub fn dot_i8_i8(a: &[i8], b: &[i8]) -> i32 {
         let n = a.len().min(b.len());
-        let (a, b) = (&a[..n], &b[..n]);
         let mut acc = i32x4_splat(0);
-        let mut ca = a.chunks_exact(16);
-        let mut cb = b.chunks_exact(16);
-        for (x, y) in (&mut ca).zip(&mut cb) {
-            // SAFETY: both chunks hold exactly 16 bytes; unaligned loads are allowed.
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 <= n <= both lengths: each load reads 16 bytes inside its slice;
+            // unaligned loads are allowed.
             unsafe {
-                let x = v128_load(x.as_ptr() as *const v128);
-                let y = v128_load(y.as_ptr() as *const v128);
+                let x = v128_load(a.as_ptr().add(i) as *const v128);
+                let y = v128_load(b.as_ptr().add(i) as *const v128);
                 acc = i32x4_add(acc, i32x4_dot_i16x8(i16x8_extend_low_i8x16(x), i16x8_extend_low_i8x16(y)));
                 acc = i32x4_add(acc, i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), i16x8_extend_high_i8x16(y)));
             }
+            i += 16;
         }
-        let tail: i32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+        let mut tail = 0i32;
+        while i < n {
+            tail += i32::from(a[i]) * i32::from(b[i]);
+            i += 1;
+        }
         i32x4_extract_lane::<0>(acc) + i32x4_extract_lane::<1>(acc) + i32x4_extract_lane::<2>(acc) + i32x4_extract_lane::<3>(acc) + tail
     }
 
     pub fn dot_i8(q: &[f32], v: &[i8]) -> f32 {
         let n = q.len().min(v.len());
-        let (q, v) = (&q[..n], &v[..n]);
         let mut acc = f32x4_splat(0.0);
-        let mut cq = q.chunks_exact(16);
-        let mut cv = v.chunks_exact(16);
-        for (x, y) in (&mut cq).zip(&mut cv) {
-            // SAFETY: x holds 16 f32 (64 bytes), y holds 16 i8 (16 bytes); unaligned loads are allowed.
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 <= n <= both lengths: 16 bytes of `v` and 4 × 4 f32 of `q` from
+            // `i`, inside their slices; unaligned loads are allowed.
             unsafe {
-                let bytes = v128_load(y.as_ptr() as *const v128);
-                let lo = i16x8_extend_low_i8x16(bytes);
-                let hi = i16x8_extend_high_i8x16(bytes);
-                let parts = [
-                    f32x4_convert_i32x4(i32x4_extend_low_i16x8(lo)),
-                    f32x4_convert_i32x4(i32x4_extend_high_i16x8(lo)),
-                    f32x4_convert_i32x4(i32x4_extend_low_i16x8(hi)),
-                    f32x4_convert_i32x4(i32x4_extend_high_i16x8(hi)),
-                ];
-                for (k, p) in parts.iter().enumerate() {
-                    let qx = v128_load(x.as_ptr().add(4 * k) as *const v128);
-                    acc = f32x4_add(acc, f32x4_mul(qx, *p));
-                }
+                let bytes = v128_load(v.as_ptr().add(i) as *const v128);
+                let (lo, hi) = (i16x8_extend_low_i8x16(bytes), i16x8_extend_high_i8x16(bytes));
+                let x = q.as_ptr().add(i);
+                acc = f32x4_add(acc, f32x4_mul(v128_load(x as *const v128), f32x4_convert_i32x4(i32x4_extend_low_i16x8(lo))));
+                acc = f32x4_add(acc, f32x4_mul(v128_load(x.add(4) as *const v128), f32x4_convert_i32x4(i32x4_extend_high_i16x8(lo))));
+                acc = f32x4_add(acc, f32x4_mul(v128_load(x.add(8) as *const v128), f32x4_convert_i32x4(i32x4_extend_low_i16x8(hi))));
+                acc = f32x4_add(acc, f32x4_mul(v128_load(x.add(12) as *const v128), f32x4_convert_i32x4(i32x4_extend_high_i16x8(hi))));
             }
+            i += 16;
         }
         let mut tail = 0f32;
-        for (x, y) in cq.remainder().iter().zip(cv.remainder()) {
-            tail += x * f32::from(*y);
+        while i < n {
+            tail += q[i] * f32::from(v[i]);
+            i += 1;
         }
         f32x4_extract_lane::<0>(acc) + f32x4_extract_lane::<1>(acc) + f32x4_extract_lane::<2>(acc) + f32x4_extract_lane::<3>(acc) + tail
     }
