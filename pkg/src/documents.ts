@@ -35,7 +35,12 @@ export class Documents {
   async put(doc: DocumentInput): Promise<string[]> {
     if (typeof doc !== "object" || doc === null) throw new EngramInputError("INVALID_INPUT", "documents.put(doc) needs { id, text }");
     checkText(doc.id, "document id");
-    if (typeof doc.text !== "string" || doc.text.length > MAX_DOCUMENT * 4) checkText(doc.text, "document text");
+    if (typeof doc.text !== "string") checkText(doc.text, "document text");
+    // Refused before it is copied into wasm memory (which never shrinks): a string of more
+    // UTF-16 units than the byte limit is over it (the core checks the exact byte count).
+    if (doc.text.length > MAX_DOCUMENT) {
+      throw new EngramInputError("TEXT_TOO_LARGE", `document text is ${doc.text.length} characters; the limit is ${MAX_DOCUMENT} bytes`);
+    }
     const input = { ...doc, metadata: doc.metadata === undefined ? "" : JSON.stringify(doc.metadata) };
     return this.life.mutate("document", async () => {
       const { id, texts } = this.life.handle.prepareDocuments(this.scope, [input], this.life.now()) as { id: number; texts: string[] };

@@ -193,3 +193,42 @@ fn documents_survive_a_snapshot_and_their_pii_is_redacted_before_chunking() {
     assert_eq!(back.get_document(&me, "contacts").expect("get").text.as_deref(), Some(text.as_str()));
     assert_eq!(back.search_documents(&me, &RecallQuery::text("new laptop help desk"), T0).expect("search")[0].document, "contacts");
 }
+
+#[test]
+fn deleting_a_document_leaves_the_chunks_of_a_document_whose_id_it_prefixes() {
+    let mut e = Engram::new(Config::default(), 1);
+    let me = Scope::user("acme", "alice");
+    e.put_document(&me, doc("a", "Apples are red. Pears are green."), T0).expect("put a");
+    e.put_document(&me, doc("a/b", "Lunch is served at noon in the canteen."), T0).expect("put a/b");
+    assert!(e.delete_document(&me, "a", T0 + 1).expect("delete a"));
+    let kept = e.get_document(&me, "a/b").expect("a/b is whole");
+    assert_eq!(kept.text.as_deref(), Some("Lunch is served at noon in the canteen."));
+    assert!(e.search_documents(&me, &RecallQuery::text("lunch canteen"), T0 + 2).expect("search").iter().any(|h| h.document == "a/b"));
+}
+
+#[test]
+fn forget_refuses_document_and_chunk_ids_so_no_chunk_is_left_behind() {
+    let mut e = Engram::new(Config::default(), 1);
+    let me = Scope::user("acme", "alice");
+    let chunks = e.put_document(&me, doc("menu", "Lunch is served at noon."), T0).expect("put");
+    assert_eq!(e.forget(&me, "d/menu", T0 + 1).map_err(|e| e.code()), Err("INVALID_INPUT"));
+    assert_eq!(e.forget(&me, &chunks[0], T0 + 1).map_err(|e| e.code()), Err("INVALID_INPUT"));
+    assert_eq!(e.get_document(&me, "menu").expect("still whole").text.as_deref(), Some("Lunch is served at noon."));
+}
+
+#[test]
+fn one_token_piece_longer_than_the_limit_is_refused_under_the_exact_tokenizer() {
+    use engram_core::archive::chunk::MAX_PIECE_BYTES;
+    let mut e = Engram::new(Config::default(), 1);
+    e.set_tokenizer(engram_testkit::tables::o200k());
+    let me = Scope::user("acme", "alice");
+    let blob = "a".repeat(1024 * 1024);
+    let err = e.put_document(&me, doc("blob", &blob), T0).map_err(|e| e.code());
+    // Refused before any count: the quadratic merge over this one piece would take hours.
+    assert_eq!(err, Err("INVALID_INPUT"));
+    let word = "b".repeat(MAX_PIECE_BYTES);
+    let ok = format!("Intro line.\n\n{word} and the rest.");
+    let ids = e.put_document(&me, doc("long-word", &ok), T0 + 1).expect("a piece at the limit is chunked");
+    assert!(!ids.is_empty());
+    assert_eq!(e.get_document(&me, "long-word").expect("get").text, Some(ok));
+}

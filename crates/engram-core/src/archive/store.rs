@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use crate::archive::chunk::{chunk, Span};
 use crate::archive::manifest::Manifest;
-use crate::archive::{document_record_id, Document, DocumentInput, CHUNK_OVERLAP, CHUNK_TOKENS, MAX_CHUNKS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_FIELD, MAX_DOCUMENT_ID};
+use crate::archive::{document_of_chunk, document_record_id, Document, DocumentInput, CHUNK_OVERLAP, CHUNK_TOKENS, MAX_CHUNKS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_FIELD, MAX_DOCUMENT_ID};
 use crate::engram::prepare::WriteBatch;
 use crate::engram::partition::Partition;
 use crate::engram::Engram;
@@ -189,8 +189,8 @@ impl Engram {
         let Some(rec) = p.get(&rid).filter(|r| r.kind == Kind::Document) else { return Ok(false) };
         let mut ids: BTreeSet<String> = chunk_ids(rec)?.into_iter().collect();
         // Chunks of a version this replica never saw the manifest of (concurrent puts).
-        let prefix = format!("c/{id}/");
-        ids.extend(p.iter().filter(|(_, r)| r.kind == Kind::Chunk && r.id.starts_with(&prefix)).map(|(_, r)| r.id.clone()));
+        // (By the chunk's own document, not an id prefix: "a" must not sweep "a/b"'s chunks.)
+        ids.extend(p.iter().filter(|(_, r)| r.kind == Kind::Chunk && document_of_chunk(&r.id) == Some(id)).map(|(_, r)| r.id.clone()));
         let stamp = self.next_stamp(now);
         let mut all: Vec<String> = ids.into_iter().collect();
         all.push(rid);

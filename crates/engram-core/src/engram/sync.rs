@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::engram::partition::Partition;
 use crate::engram::Engram;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::graph::EntityRef;
 use crate::hlc::{Millis, Stamp};
 use crate::model::{Scope, UserKey};
@@ -38,6 +38,10 @@ impl Engram {
     /// Delete one memory of the scope's user. Returns false when it did not exist.
     pub fn forget(&mut self, scope: &Scope, id: &str, now: Millis) -> Result<bool> {
         scope.validate()?;
+        if id.starts_with("d/") || id.starts_with("c/") {
+            // A document's chunks go with it: `delete_document` removes them all.
+            return Err(Error::invalid("id", "documents and their chunks are removed with delete_document, not forget"));
+        }
         let stamp = self.next_stamp(now);
         let op = Op { user: scope.user_key(), stamp, body: OpBody::Delete { id: id.to_owned() } };
         let existed = self.partitions.get(&op.user).is_some_and(|p| p.slot_of(id).is_some());

@@ -12,7 +12,7 @@ use crate::engram::Engram;
 use crate::error::Result;
 use crate::extract::extract;
 use crate::hlc::Millis;
-use crate::model::limits::MAX_TAGS;
+use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
 use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
 use crate::ops::{Op, OpBody};
 use crate::text::content_hash;
@@ -76,7 +76,8 @@ impl Engram {
         for i in by_weight {
             if let Some(turn) = &lines[i].cites {
                 let tag = format!("{CITES_PREFIX}{turn}");
-                if tags.len() < MAX_TAGS && !tags.contains(&tag) {
+                // A cite that would not pass as a tag (a long turn id from another replica) is left out.
+                if tags.len() < MAX_TAGS && tag.len() <= MAX_TAG_LEN && !tags.contains(&tag) {
                     tags.push(tag);
                 }
             }

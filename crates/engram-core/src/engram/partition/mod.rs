@@ -60,10 +60,10 @@ pub struct Partition {
     by_key: FxHashMap<FactKey, Vec<u32>>,
     bm25: Bm25,
     timeline: Timeline,
-    /// Still public: `engine/write.rs` reads it directly (use [`Partition::vectors`]).
+    /// The vector index of current records (read through [`Partition::vectors`]).
     vectors: Option<VectorIndex>,
-    /// Still public: `engine/working.rs` reads and writes it directly (use
-    /// [`Partition::session`], [`Partition::session_mut`], [`Partition::sessions`]).
+    /// Working memory by session name ([`Partition::session`], [`Partition::session_mut`],
+    /// [`Partition::sessions`]).
     sessions: BTreeMap<String, Session>,
     tombstones: FxHashMap<String, Stamp>,
     graph: Graph,
