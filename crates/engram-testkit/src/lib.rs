@@ -2,6 +2,7 @@
 //! format, seeded data generators, a deterministic test embedder and brute-force oracles.
 //! Never a normal dependency of a shipped crate.
 
+pub mod cli;
 pub mod corpus;
 pub mod embed;
 pub mod extraction_eval;

@@ -8,20 +8,11 @@
 use std::time::Instant;
 
 use engram_core::{Config, ContextRequest, Engram, MemoryInput, Precision, RecallQuery, Scope, Turn};
+use engram_testkit::cli::{arg, pct};
 use engram_testkit::{brute_force_top_k, clustered_vectors_spread, corpus, tables};
 
 const T0: i64 = 1_764_000_000_000;
 const DIM: usize = 384;
-
-fn pct(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
-}
 
 fn main() {
     let sizes: Vec<usize> = arg("--sizes")
