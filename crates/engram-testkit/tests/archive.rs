@@ -217,18 +217,28 @@ fn forget_refuses_document_and_chunk_ids_so_no_chunk_is_left_behind() {
 }
 
 #[test]
-fn one_token_piece_longer_than_the_limit_is_refused_under_the_exact_tokenizer() {
-    use engram_core::archive::chunk::MAX_PIECE_BYTES;
+fn a_quarter_megabyte_with_no_break_is_chunked_within_budget_under_the_exact_tokenizer() {
+    // One token piece (a run of letters: a pasted blob) merges by heap, not by the quadratic
+    // scan, and is cut inside the word from a bounded window: it chunks like any text.
     let mut e = Engram::new(Config::default(), 1);
-    e.set_tokenizer(engram_testkit::tables::o200k());
+    let tok = engram_testkit::tables::o200k();
+    e.set_tokenizer(tok.clone());
     let me = Scope::user("acme", "alice");
-    let blob = "a".repeat(1024 * 1024);
-    let err = e.put_document(&me, doc("blob", &blob), T0).map_err(|e| e.code());
-    // Refused before any count: the quadratic merge over this one piece would take hours.
-    assert_eq!(err, Err("INVALID_INPUT"));
-    let word = "b".repeat(MAX_PIECE_BYTES);
-    let ok = format!("Intro line.\n\n{word} and the rest.");
-    let ids = e.put_document(&me, doc("long-word", &ok), T0 + 1).expect("a piece at the limit is chunked");
-    assert!(!ids.is_empty());
-    assert_eq!(e.get_document(&me, "long-word").expect("get").text, Some(ok));
+    let mut r = 7u64;
+    let blob: String = (0..256 * 1024)
+        .map(|_| {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            char::from(b'a' + (r % 26) as u8)
+        })
+        .collect();
+    let text = format!("Intro line.\n\n{blob} and the rest.");
+    let ids = e.put_document(&me, doc("blob", &text), T0).expect("a long piece is chunked");
+    assert!(ids.len() > 100, "{} chunks", ids.len());
+    assert_eq!(e.get_document(&me, "blob").expect("get").text.as_deref(), Some(text.as_str()));
+    let spans = engram_core::archive::chunk::chunk(&text, &tok, 128, 16).expect("chunk");
+    assert!(spans.iter().all(|c| c.tokens <= 128 && tok.count(&text[c.start..c.end]).tokens == c.tokens));
+    let back: String = spans.iter().map(|c| &text[c.start + c.overlap..c.end]).collect();
+    assert_eq!(back, text);
 }

@@ -25,12 +25,6 @@ use crate::tokens::Tokenizer;
 pub const MIN_CHUNK_TOKENS: usize = 8;
 /// The largest chunk budget.
 pub const MAX_CHUNK_TOKENS: usize = 8192;
-/// The longest token piece (a run of letters, of spaces or of punctuation with nothing
-/// between) a document may hold under the exact tokenizer. Byte-pair merging is quadratic
-/// in a piece's length (tiktoken's too), and chunking counts a text several times: one
-/// 2 MB word would take hours. Refused, with a typed error, above this.
-pub const MAX_PIECE_BYTES: usize = 1024;
-
 /// One chunk: `text[start..end]`, whose first `overlap` bytes repeat the end of the
 /// previous chunk, and its exact token count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,19 +56,13 @@ struct Piece {
 }
 
 /// Cut `text` into chunks of at most `max_tokens` with up to `overlap_tokens` of overlap.
-/// Refused when the budget is out of range or the overlap is more than half of it, or when
-/// the text holds one token piece longer than [`MAX_PIECE_BYTES`].
+/// Refused when the budget is out of range or the overlap is more than half of it.
 pub fn chunk(text: &str, tok: &Tokenizer, max_tokens: usize, overlap_tokens: usize) -> Result<Vec<Span>> {
     if !(MIN_CHUNK_TOKENS..=MAX_CHUNK_TOKENS).contains(&max_tokens) {
         return Err(Error::invalid("chunkTokens", format!("must be {MIN_CHUNK_TOKENS}..={MAX_CHUNK_TOKENS}")));
     }
     if overlap_tokens * 2 > max_tokens {
         return Err(Error::invalid("chunkOverlap", "must be at most half of chunkTokens"));
-    }
-    if let Tokenizer::Exact(bpe) = tok {
-        if let Some((s, e)) = bpe.pieces(text).find(|(s, e)| e - s > MAX_PIECE_BYTES) {
-            return Err(Error::invalid("text", format!("holds a run of {} bytes with no space, digit or punctuation between (at byte {s}); at most {MAX_PIECE_BYTES}", e - s)));
-        }
     }
     let fits = |s: &str| tok.count(s).tokens <= max_tokens;
     let mut pieces = Vec::new();

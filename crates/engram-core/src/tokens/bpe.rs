@@ -20,6 +20,9 @@ pub struct Bpe {
     /// Token counts of recently seen pieces that are not single tokens (the expensive
     /// ones: they need the merge loop). Bounded; cleared when full.
     merged: Mutex<FxHashMap<Box<[u8]>, u32>>,
+    /// The longest token's length in bytes: a piece longer than `k` of them holds more
+    /// than `k` tokens.
+    longest: usize,
 }
 
 const MERGE_CACHE_LIMIT: usize = 1 << 15;
@@ -31,7 +34,8 @@ impl Bpe {
         if (0u8..=255).any(|b| table.rank(&[b]).is_none()) {
             return Err(Error::TokenTable("every single byte must be a token".into()));
         }
-        Ok(Bpe { encoding, table, merged: Mutex::new(FxHashMap::default()) })
+        let longest = (0..table.len()).map(|r| table.token(r as u32).len()).max().unwrap_or(1);
+        Ok(Bpe { encoding, table, merged: Mutex::new(FxHashMap::default()), longest })
     }
 
     /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
@@ -95,7 +99,14 @@ impl Bpe {
         let mut parts = Vec::new();
         let mut toks = Vec::new();
         for (s, e) in self.pieces(text) {
-            let piece = &text.as_bytes()[s..e];
+            let mut piece = &text.as_bytes()[s..e];
+            // A piece certainly longer than the budget left is cut to a window that still
+            // holds more: encoding a megabyte-long word to keep its first tokens would make
+            // cutting it into chunks quadratic.
+            let window = (max_tokens - used + 1).saturating_mul(self.longest);
+            if piece.len() > window {
+                piece = &piece[..window];
+            }
             toks.clear();
             self.encode_piece(piece, &mut parts, &mut toks);
             if used + toks.len() <= max_tokens {
@@ -158,9 +169,20 @@ impl Bpe {
         n
     }
 
-    /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank.
-    /// Leaves `(start, rank-of-pair-starting-here)` boundaries in `parts`.
+    /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank
+    /// (the leftmost of equals). Leaves `(start, rank-of-pair-starting-here)` boundaries in
+    /// `parts`, the last being `(piece.len(), u32::MAX)`. A scan per merge for short pieces
+    /// (words: fastest), a heap over a linked list for long ones (a run of letters with
+    /// nothing between: O(n log n) where the scan is quadratic); both merge in the same order.
     fn merge(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+        if piece.len() < LONG_PIECE {
+            self.merge_by_scan(piece, parts)
+        } else {
+            self.merge_by_heap(piece, parts)
+        }
+    }
+
+    fn merge_by_scan(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
         parts.clear();
         let rank_of = |a: usize, b: usize| self.table.rank(&piece[a..b]).unwrap_or(u32::MAX);
         let mut min = (u32::MAX, usize::MAX);
@@ -195,7 +217,68 @@ impl Bpe {
             }
         }
     }
+
+    /// The same merges as [`Self::merge_by_scan`], found with a min-heap of `(rank, start)`
+    /// (so the leftmost of equal ranks first) over parts linked by their start byte; an
+    /// entry whose part has merged or whose rank changed since is skipped when popped.
+    fn merge_by_heap(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let n = piece.len();
+        // Part `i` starts at byte `i`; `next[i]` is where the following part starts (`n`: none).
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut rank = vec![u32::MAX; n];
+        let mut alive = vec![true; n];
+        let pair_rank = |next: &[usize], i: usize| {
+            let j = next[i];
+            if j >= n {
+                return u32::MAX;
+            }
+            let end = next[j];
+            self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
+        };
+        let mut heap = BinaryHeap::with_capacity(n);
+        for i in 0..n {
+            rank[i] = pair_rank(&next, i);
+            if rank[i] != u32::MAX {
+                heap.push(Reverse((rank[i], i)));
+            }
+        }
+        while let Some(Reverse((r, i))) = heap.pop() {
+            if !alive[i] || rank[i] != r {
+                continue;
+            }
+            let gone = next[i];
+            alive[gone] = false;
+            next[i] = next[gone];
+            if next[i] < n {
+                prev[next[i]] = i;
+            }
+            rank[i] = pair_rank(&next, i);
+            if rank[i] != u32::MAX {
+                heap.push(Reverse((rank[i], i)));
+            }
+            if i > 0 {
+                let p = prev[i];
+                rank[p] = pair_rank(&next, p);
+                if rank[p] != u32::MAX {
+                    heap.push(Reverse((rank[p], p)));
+                }
+            }
+        }
+        parts.clear();
+        let mut i = 0;
+        while i < n {
+            parts.push((i, rank[i]));
+            i = next[i];
+        }
+        parts.push((n, u32::MAX));
+    }
 }
+
+/// Pieces this long or longer merge by heap (see [`Bpe::merge`]).
+const LONG_PIECE: usize = 128;
 
 /// Iterator over pre-tokenized pieces `(start, end)` in bytes.
 pub struct Pieces<'a> {
@@ -219,5 +302,42 @@ impl Iterator for Pieces<'_> {
         }
         self.pos = end;
         Some((start, end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every byte, then merges over a, b and c that make long runs merge many ways.
+    fn table() -> RankTable {
+        let merges: [&[u8]; 12] = [b"ab", b"aa", b"ba", b"bc", b"abab", b"aaaa", b"cab", b"aab", b"bb", b"abc", b"aaaaaaaa", b"ca"];
+        let toks: Vec<Vec<u8>> = (0u8..=255).map(|b| vec![b]).chain(merges.iter().map(|m| m.to_vec())).collect();
+        RankTable::from_tokens("o200k_base", &toks, Vec::new()).expect("valid table")
+    }
+
+    fn starts(parts: &[(usize, u32)]) -> Vec<usize> {
+        parts.iter().map(|p| p.0).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn merging_by_heap_makes_the_same_parts_as_merging_by_scan(piece in proptest::collection::vec(prop::sample::select(vec![b'a', b'b', b'c', b'd']), 2..600)) {
+            let bpe = Bpe::new(table()).expect("bpe");
+            let (mut scan, mut heap) = (Vec::new(), Vec::new());
+            bpe.merge_by_scan(&piece, &mut scan);
+            bpe.merge_by_heap(&piece, &mut heap);
+            prop_assert_eq!(starts(&scan), starts(&heap));
+        }
+    }
+
+    #[test]
+    fn a_megabyte_with_no_break_is_counted_without_quadratic_merging() {
+        let bpe = Bpe::new(table()).expect("bpe");
+        let text = "ab".repeat(1 << 19);
+        // "abab" merges pairwise: 2^20 bytes are 2^18 tokens. The scan would take ~10^11 steps.
+        assert_eq!(bpe.count(&text), 1 << 18);
+        assert_eq!(bpe.encode(&text).len(), 1 << 18);
     }
 }

@@ -16,10 +16,10 @@ use engram_testkit::{corpus, embed::hashed_embedding, tables};
 const T0: i64 = 1_764_000_000_000;
 const DIM: usize = 384;
 
-/// Document `d`: ~50 paragraphs of memory-like sentences under headings, so that with a
-/// 128-token budget it makes about 50 chunks.
+/// Document `d`: 100 paragraphs of three memory-like sentences under headings, so that
+/// with a 128-token budget it makes about 50 chunks.
 fn document(d: usize) -> String {
-    let lines = corpus::memories(150, d as u64 + 1);
+    let lines = corpus::memories(300, d as u64 + 1);
     let mut s = format!("# Document {d}\n\n");
     for (i, para) in lines.chunks(3).enumerate() {
         if i % 10 == 0 {
