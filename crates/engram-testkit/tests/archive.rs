@@ -242,3 +242,37 @@ fn a_quarter_megabyte_with_no_break_is_chunked_within_budget_under_the_exact_tok
     let back: String = spans.iter().map(|c| &text[c.start + c.overlap..c.end]).collect();
     assert_eq!(back, text);
 }
+
+#[test]
+fn memories_recall_the_same_with_or_without_documents_beside_them() {
+    // Chunks have their own lexical and vector pool: they neither change the word
+    // statistics memories are ranked by nor cost memory recall a scan.
+    let memories = engram_testkit::corpus::memories(300, 5);
+    let me = Scope::user("acme", "alice");
+    let store = |with_documents: bool| {
+        let mut e = Engram::new(Config::default(), 1);
+        for (i, m) in memories.iter().enumerate() {
+            let v = engram_testkit::embed::hashed_embedding(m, 64);
+            e.remember(&me, engram_core::MemoryInput::fact(m.clone()).with_embedding(v), T0 + i as i64).expect("remember");
+        }
+        if with_documents {
+            for d in 0..20 {
+                e.put_document(&me, doc(&format!("h{d}"), &handbook()), T0 + 1_000 + d).expect("put");
+            }
+        }
+        e
+    };
+    let (plain, beside) = (store(false), store(true));
+    assert!(beside.list(&me, &ListFilter { kinds: vec![Kind::Chunk], ..Default::default() }, T0 * 2).expect("list").len() > 100);
+    for q in engram_testkit::corpus::memories(40, 9).iter().chain(&["What are the employee rules about travel policy?".to_owned()]) {
+        let mut query = RecallQuery::text(q.clone()).with_k(10);
+        query.force = true;
+        query.embedding = Some(engram_testkit::embed::hashed_embedding(q, 64));
+        let a = plain.recall(&me, &query, T0 * 2).expect("recall");
+        let b = beside.recall(&me, &query, T0 * 2).expect("recall");
+        // The lexical channel's own BM25 score too: the same words statistics give the same bits.
+        let ids = |r: &engram_core::Recall| r.hits.iter().map(|h| (h.record.id.clone(), h.score.to_bits(), h.parts.lexical.map(|l| l.1.to_bits()))).collect::<Vec<_>>();
+        assert_eq!(ids(&a), ids(&b), "{q}");
+        assert!(b.hits.iter().all(|h| h.record.kind != Kind::Chunk));
+    }
+}

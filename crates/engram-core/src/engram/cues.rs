@@ -37,6 +37,14 @@ impl QueryCues {
         QueryCues { words, asks_when }
     }
 
+    /// The largest factor [`QueryCues::boost_of`] can give a stored text, when
+    /// `is_speaker` says which of the query's words some stored text's speaker is: 1 for
+    /// a query that names no speaker and does not ask when.
+    pub fn max_boost(&self, is_speaker: impl Fn(&str) -> bool) -> f32 {
+        let speaker = if self.words.iter().any(|w| is_speaker(w)) { SPEAKER_BOOST } else { 1.0 };
+        speaker * if self.asks_when { TIME_BOOST } else { 1.0 }
+    }
+
     /// The factor by which `text`'s lexical match counts for this query (1 when no cue applies).
     pub fn boost(&self, text: &str) -> f32 {
         self.boost_of(&TextCues::of(text))
@@ -69,6 +77,11 @@ impl TextCues {
     pub fn of(text: &str) -> Self {
         let speaker = speaker(text).and_then(|name| name.unicode_words().next()).map(|w| w.to_lowercase().into_boxed_str());
         TextCues { speaker, timed: carries_time(text) }
+    }
+
+    /// The speaker's first word, lowercased, when the text is a transcript line.
+    pub fn speaker(&self) -> Option<&str> {
+        self.speaker.as_deref()
     }
 }
 
@@ -104,6 +117,23 @@ pub fn carries_time(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_text_is_boosted_past_the_bound_its_query_gives() {
+        let texts = ["Caroline: I went to a support group yesterday", "Melanie: nice!", "We met on 8 May 2023.", "plain words", "caroline: lower case"];
+        let queries = ["When did Caroline go to the support group?", "What did Melanie say?", "what groups exist", "When was it?", "Who is Bob?"];
+        for q in queries {
+            let cues = QueryCues::of(q);
+            let stored: Vec<TextCues> = texts.iter().map(|t| TextCues::of(t)).collect();
+            let bound = cues.max_boost(|w| stored.iter().any(|c| c.speaker() == Some(w)));
+            for (t, c) in texts.iter().zip(&stored) {
+                assert!(cues.boost_of(c) <= bound, "{q} / {t}: {} > {bound}", cues.boost_of(c));
+            }
+        }
+        assert_eq!(QueryCues::of("what groups exist").max_boost(|w| w == "caroline"), 1.0, "no speaker named, no when");
+        assert_eq!(QueryCues::of("Who is Bob?").max_boost(|w| w == "caroline"), 1.0, "Bob wrote nothing");
+        assert_eq!(QueryCues::of("When did Caroline go?").max_boost(|w| w == "caroline"), MAX_BOOST);
+    }
 
     #[test]
     fn a_transcript_line_names_its_speaker() {

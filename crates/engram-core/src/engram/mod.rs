@@ -39,7 +39,7 @@ use crate::model::{Kind, Record, Scope, UserKey};
 use crate::pii::RedactionKey;
 use crate::tokens::{TokenCount, Tokenizer};
 pub use config::{ChannelWeights, Config};
-use partition::Partition;
+use partition::{Partition, Pool};
 use crate::ops::Op;
 
 /// Which embedder produced the vectors of this store. Mixing embedders is refused.
@@ -186,7 +186,7 @@ impl Engram {
     }
 
     fn has_vectors(&self) -> bool {
-        self.partitions.values().any(|p| p.vectors().is_some_and(|v| !v.is_empty()))
+        self.partitions.values().any(|p| Pool::ALL.iter().any(|&pool| p.vectors(pool).is_some_and(|v| !v.is_empty())))
     }
 
     pub(crate) fn partition(&self, scope: &Scope) -> Result<Option<&Partition>> {
@@ -229,13 +229,16 @@ impl Engram {
     /// True when the user's vector index is past the ANN threshold and should be rebuilt
     /// (the SDK calls [`Engram::rebuild_index`] when idle).
     pub fn needs_index_rebuild(&self, scope: &Scope) -> Result<bool> {
-        Ok(self.partition(scope)?.and_then(|p| p.vectors()).is_some_and(|v| v.needs_ann_rebuild()))
+        Ok(self.partition(scope)?.is_some_and(|p| Pool::ALL.iter().any(|&pool| p.vectors(pool).is_some_and(|v| v.needs_ann_rebuild()))))
     }
 
     /// Compact the user's vector index and (above the threshold) build its HNSW main index.
     pub fn rebuild_index(&mut self, scope: &Scope) -> Result<()> {
-        if let Some(v) = self.partition_mut(scope)?.vectors_mut() {
-            v.rebuild();
+        let p = self.partition_mut(scope)?;
+        for pool in Pool::ALL {
+            if let Some(v) = p.vectors_mut(pool) {
+                v.rebuild();
+            }
         }
         Ok(())
     }

@@ -10,8 +10,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engram::channels::{graph_channel, key_channel};
-use crate::engram::cues::{QueryCues, MAX_BOOST};
-use crate::engram::partition::Partition;
+use crate::engram::cues::QueryCues;
+use crate::engram::partition::{Partition, Pool};
+use crate::lexical::Scores;
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
@@ -156,16 +157,17 @@ const SPREAD_POOL: usize = 2;
 /// words than the question's ("Yes, last Tuesday") is found through the turn before it.
 ///
 /// Boosts are computed only for the slots that can reach the pool: a boost lies in
-/// `[1, MAX_BOOST]`, so a slot whose raw score times `MAX_BOOST` is under the pool's
+/// `[1, max_boost]`, so a slot whose raw score times `max_boost` is under the pool's
 /// `SPREAD_POOL × n`-th raw score cannot be in it — the same pool as boosting every match,
 /// without reading every matching text (a speaker's name matches half a transcript).
-fn said_together(p: &Partition, raw: &FxHashMap<u32, f32>, boost: &impl Fn(u32) -> f32, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+fn said_together(p: &Partition, raw: &Scores, boost: &impl Fn(u32) -> f32, max_boost: f32, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
     let mut boosted: FxHashMap<u32, f32> = FxHashMap::default();
     let mut own = |slot: u32| -> f32 {
-        let Some(&r) = raw.get(&slot) else { return 0.0 };
+        let Some(r) = raw.get(slot) else { return 0.0 };
         *boosted.entry(slot).or_insert_with(|| r * boost(slot))
     };
-    let pool = best_boosted(raw, &mut own, SPREAD_POOL * n);
+    let matches: Vec<(u32, f32)> = raw.iter().collect();
+    let pool = best_boosted(&matches, &mut own, max_boost, SPREAD_POOL * n);
     let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
         for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {
@@ -187,18 +189,18 @@ fn said_together(p: &Partition, raw: &FxHashMap<u32, f32>, boost: &impl Fn(u32) 
     out
 }
 
-/// The `want` best slots by `own` (a raw score times a boost in `[1, MAX_BOOST]`), best
-/// first, calling `own` only for slots whose raw score times `MAX_BOOST` reaches the
+/// The `want` best slots by `own` (a raw score times a boost in `[1, max_boost]`), best
+/// first, calling `own` only for slots whose raw score times `max_boost` reaches the
 /// `want`-th best raw score: any slot of the result scores at least that much.
-fn best_boosted(raw: &FxHashMap<u32, f32>, own: &mut impl FnMut(u32) -> f32, want: usize) -> Vec<(u32, f32)> {
-    let mut by_raw: Vec<(u32, f32)> = raw.iter().map(|(&s, &v)| (s, v)).collect();
+fn best_boosted(raw: &[(u32, f32)], own: &mut impl FnMut(u32) -> f32, max_boost: f32, want: usize) -> Vec<(u32, f32)> {
+    let mut by_raw: Vec<(u32, f32)> = raw.to_vec();
     let floor = if by_raw.len() > want {
         top_k_by_score(&mut by_raw, want);
         by_raw.last().map_or(0.0, |x| x.1)
     } else {
         0.0
     };
-    let mut pool: Vec<(u32, f32)> = raw.iter().filter(|&(_, &r)| r * MAX_BOOST >= floor).map(|(&s, _)| (s, own(s))).collect();
+    let mut pool: Vec<(u32, f32)> = raw.iter().filter(|&&(_, r)| r * max_boost >= floor).map(|&(s, _)| (s, own(s))).collect();
     top_k_by_score(&mut pool, want);
     pool
 }
@@ -247,23 +249,20 @@ impl Engram {
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();
-        // Words of chunks never lift memories, nor memories' words chunks: the lexical pool
-        // is taken before `accept`, and 50k chunks would crowd every memory out of it.
-        let archival = q.kinds.iter().any(|k| k.is_archival());
-        let contributes = |slot: u32| {
-            let m = p.meta(slot);
-            m.live(now) && m.kind.is_archival() == archival
-        };
-        if let (Some(v), Some(ix)) = (&query_vec, p.vectors()) {
+        // Chunks and memories are searched in their own pools: 50k chunks neither crowd
+        // memories out of the lexical pool (taken before `accept`) nor cost their search.
+        let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
+        if let (Some(v), Some(ix)) = (&query_vec, p.vectors(pool)) {
             let found = ix.search(v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {
                 parts.entry(*slot).or_default().vector = Some((rank, *sim));
             }
         }
         let cues = QueryCues::of(&q.text);
-        let raw: FxHashMap<u32, f32> = p.bm25().scores(&q.text).into_iter().filter(|&(s, _)| contributes(s)).collect();
+        let mut raw = p.bm25(pool).scores(&q.text);
+        raw.retain(|s| p.meta(s).live(now));
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
-        let found = said_together(p, &raw, &boost, n, &accept);
+        let found = said_together(p, &raw, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
@@ -324,7 +323,8 @@ impl Engram {
 
 #[cfg(test)]
 mod tests {
-    use super::{best_boosted, tied_ranks, MAX_BOOST};
+    use super::{best_boosted, tied_ranks};
+    use crate::engram::cues::MAX_BOOST;
     use crate::vector::top_k_by_score;
     use proptest::prelude::*;
     use rustc_hash::FxHashMap;
@@ -340,7 +340,8 @@ mod tests {
             let mut all: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r * boost(s))).collect();
             top_k_by_score(&mut all, want);
             let mut calls = 0;
-            let lazy = best_boosted(&raw, &mut |s| { calls += 1; raw[&s] * boost(s) }, want);
+            let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
+            let lazy = best_boosted(&pairs, &mut |s| { calls += 1; raw[&s] * boost(s) }, MAX_BOOST, want);
             prop_assert_eq!(lazy, all);
             prop_assert!(calls <= raw.len());
         }
@@ -351,7 +352,8 @@ mod tests {
         // 1,000 lines match weakly (the name), 10 strongly: only those near the pool's floor are boosted.
         let raw: FxHashMap<u32, f32> = (0..1010u32).map(|s| (s, if s < 10 { 10.0 } else { 0.1 })).collect();
         let mut calls = 0;
-        let pool = best_boosted(&raw, &mut |s| { calls += 1; raw[&s] }, 5);
+        let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
+        let pool = best_boosted(&pairs, &mut |s| { calls += 1; raw[&s] }, MAX_BOOST, 5);
         assert_eq!(pool.len(), 5);
         assert_eq!(calls, 10, "only the strong matches could reach the pool");
     }

@@ -3,7 +3,7 @@
 
 use crate::engram::prepare::WriteBatch;
 use crate::engram::resolution::{ConflictPolicy, Incoming, Resolution};
-use crate::engram::partition::Partition;
+use crate::engram::partition::{Partition, Pool};
 use crate::ops::{Op, OpBody};
 use crate::engram::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
@@ -252,7 +252,7 @@ fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Mi
     if input.key.is_some() || input.replaces.is_some() || threshold > 1.0 {
         return None;
     }
-    let (v, ix) = (input.embedding.as_ref()?, part.vectors()?);
+    let (v, ix) = (input.embedding.as_ref()?, part.vectors(Pool::Memories)?);
     let near = ix.search(v, 1, threshold, |s| {
         part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&input.text, &r.text))
     });

@@ -87,17 +87,18 @@ impl Bm25 {
         if k == 0 {
             return Vec::new();
         }
-        let mut hits: Vec<(u32, f32)> = self.scores(query).into_iter().filter(|&(s, _)| accept(s)).collect();
+        let mut hits: Vec<(u32, f32)> = self.scores(query).iter().filter(|&(s, _)| accept(s)).collect();
         crate::vector::top_k_by_score(&mut hits, k);
         hits
     }
 
     /// The BM25 score of every slot that shares a term with `query`.
-    pub fn scores(&self, query: &str) -> FxHashMap<u32, f32> {
-        let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
+    pub fn scores(&self, query: &str) -> Scores {
+        let mut scores = Scores { by_slot: Vec::new(), touched: Vec::new() };
         if self.live == 0 {
             return scores;
         }
+        scores.by_slot = vec![0.0; self.docs.len()];
         let mut qt = index_terms(query);
         qt.sort();
         qt.dedup();
@@ -115,10 +116,57 @@ impl Bm25 {
                 let len = self.docs[slot as usize].as_ref().map_or(1, |d| d.1) as f32;
                 let tf = f32::from(tf);
                 let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
-                *scores.entry(slot).or_insert(0.0) += s;
+                let at = &mut scores.by_slot[slot as usize];
+                if *at == 0.0 {
+                    scores.touched.push(slot);
+                }
+                *at += s;
             }
         }
         scores
+    }
+}
+
+/// The BM25 scores of the slots that share a term with a query: held by slot, with the
+/// slots in the order first reached, so that reading one is an index, not a hash (a query
+/// word common to 50k chunks touches 50k slots). Every score is above zero.
+#[derive(Debug, Clone, Default)]
+pub struct Scores {
+    by_slot: Vec<f32>,
+    touched: Vec<u32>,
+}
+
+impl Scores {
+    /// The score of `slot`, when it matched.
+    pub fn get(&self, slot: u32) -> Option<f32> {
+        self.by_slot.get(slot as usize).copied().filter(|&s| s > 0.0)
+    }
+
+    /// Every matching slot and its score, in the order first reached.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
+        self.touched.iter().map(|&s| (s, self.by_slot[s as usize]))
+    }
+
+    /// How many slots matched.
+    pub fn len(&self) -> usize {
+        self.touched.len()
+    }
+
+    /// True when nothing matched.
+    pub fn is_empty(&self) -> bool {
+        self.touched.is_empty()
+    }
+
+    /// Keep only the slots `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let by_slot = &mut self.by_slot;
+        self.touched.retain(|&s| {
+            let kept = keep(s);
+            if !kept {
+                by_slot[s as usize] = 0.0;
+            }
+            kept
+        });
     }
 }
 

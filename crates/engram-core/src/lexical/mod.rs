@@ -3,4 +3,4 @@
 pub mod bm25;
 pub mod terms;
 
-pub use bm25::Bm25;
+pub use bm25::{Bm25, Scores};

@@ -239,10 +239,10 @@ impl Bpe {
             self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
         };
         let mut heap = BinaryHeap::with_capacity(n);
-        for i in 0..n {
-            rank[i] = pair_rank(&next, i);
-            if rank[i] != u32::MAX {
-                heap.push(Reverse((rank[i], i)));
+        for (i, r) in rank.iter_mut().enumerate() {
+            *r = pair_rank(&next, i);
+            if *r != u32::MAX {
+                heap.push(Reverse((*r, i)));
             }
         }
         while let Some(Reverse((r, i))) = heap.pop() {

@@ -45,6 +45,29 @@ impl SlotMeta {
 
 mod merge;
 
+/// The records a search runs over: a user's memories, or the chunks of their archived
+/// documents. Each has its own lexical and vector index, so that 50k chunks neither cost
+/// memory recall a scan nor change its word statistics, and memories do not crowd chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    Memories = 0,
+    Archive = 1,
+}
+
+impl Pool {
+    /// The pool records of `kind` are searched in.
+    pub fn of(kind: Kind) -> Pool {
+        if kind.is_archival() {
+            Pool::Archive
+        } else {
+            Pool::Memories
+        }
+    }
+
+    /// Both pools.
+    pub const ALL: [Pool; 2] = [Pool::Memories, Pool::Archive];
+}
+
 /// One user's records and indexes, and the replicated state filed under the user
 /// (sessions, tombstones, graph). Ops are merged by the methods in [`merge`]; readers go
 /// through accessors.
@@ -55,13 +78,17 @@ pub struct Partition {
     meta: Vec<SlotMeta>,
     /// Per slot, what its text offers to a query's cues (read once, when stored).
     cues: Vec<TextCues>,
+    /// How many stored texts each speaker (a [`TextCues`] speaker) wrote, so a query knows
+    /// whether naming one can boost anything.
+    speakers: FxHashMap<Box<str>, u32>,
     by_id: FxHashMap<String, u32>,
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
-    bm25: Bm25,
+    /// The lexical index of current records, per [`Pool`].
+    bm25: [Bm25; 2],
     timeline: Timeline,
-    /// The vector index of current records (read through [`Partition::vectors`]).
-    vectors: Option<VectorIndex>,
+    /// The vector index of current records, per [`Pool`] (read through [`Partition::vectors`]).
+    vectors: [Option<VectorIndex>; 2],
     /// Working memory by session name ([`Partition::session`], [`Partition::session_mut`],
     /// [`Partition::sessions`]).
     sessions: BTreeMap<String, Session>,
@@ -79,12 +106,13 @@ impl Partition {
             records: Vec::new(),
             meta: Vec::new(),
             cues: Vec::new(),
+            speakers: FxHashMap::default(),
             by_id: FxHashMap::default(),
             by_hash: FxHashMap::default(),
             by_key: FxHashMap::default(),
-            bm25: Bm25::new(),
+            bm25: [Bm25::new(), Bm25::new()],
             timeline: Timeline::default(),
-            vectors: None,
+            vectors: [None, None],
             sessions: BTreeMap::new(),
             tombstones: FxHashMap::default(),
             graph: Graph::default(),
@@ -97,19 +125,20 @@ impl Partition {
         &self.key
     }
 
-    /// The lexical index over current records.
-    pub fn bm25(&self) -> &Bm25 {
-        &self.bm25
+    /// The lexical index over the pool's current records.
+    pub fn bm25(&self, pool: Pool) -> &Bm25 {
+        &self.bm25[pool as usize]
     }
 
-    /// The vector index over current records with an embedding, once one has arrived.
-    pub fn vectors(&self) -> Option<&VectorIndex> {
-        self.vectors.as_ref()
+    /// The vector index over the pool's current records with an embedding, once one has
+    /// arrived.
+    pub fn vectors(&self, pool: Pool) -> Option<&VectorIndex> {
+        self.vectors[pool as usize].as_ref()
     }
 
-    /// The vector index, to compact or rebuild it.
-    pub fn vectors_mut(&mut self) -> Option<&mut VectorIndex> {
-        self.vectors.as_mut()
+    /// The pool's vector index, to compact or rebuild it.
+    pub fn vectors_mut(&mut self, pool: Pool) -> Option<&mut VectorIndex> {
+        self.vectors[pool as usize].as_mut()
     }
 
     /// The user's graph.
@@ -194,6 +223,12 @@ impl Partition {
         self.cues.get(slot as usize)
     }
 
+    /// True when some stored text was written by `name` (a lowercased first word, as
+    /// [`TextCues`] reads speakers).
+    pub fn has_speaker(&self, name: &str) -> bool {
+        self.speakers.contains_key(name)
+    }
+
     /// Slots whose metadata satisfies `f`, without touching the records.
     pub fn slots_where<'a>(&'a self, f: impl Fn(SlotMeta) -> bool + 'a) -> impl Iterator<Item = u32> + 'a {
         self.meta.iter().enumerate().filter(move |(_, m)| f(**m)).map(|(i, _)| i as u32)
@@ -238,9 +273,10 @@ impl Partition {
         let slot = self.records.len() as u32;
         let embedding = record.embedding.take();
         let current = !record.is_superseded();
+        let pool = Pool::of(record.kind) as usize;
         if current {
             if let Some(v) = &embedding {
-                let ix = self.vectors.get_or_insert_with(|| {
+                let ix = self.vectors[pool].get_or_insert_with(|| {
                     VectorIndex::new(v.len(), config.precision, config.ann_threshold, config.ann)
                 });
                 ix.insert(slot, v);
@@ -248,7 +284,7 @@ impl Partition {
             // A document record is its chunk list: not searched. Chunks are not said
             // together with anything: they stay out of the timeline.
             if record.kind != Kind::Document {
-                self.bm25.add(slot, &record.text);
+                self.bm25[pool].add(slot, &record.text);
             }
             if !record.kind.is_archival() {
                 self.timeline.insert(&record, slot);
@@ -263,7 +299,11 @@ impl Partition {
         self.by_id.insert(record.id.clone(), slot);
         self.chunks += usize::from(record.kind == Kind::Chunk);
         self.meta.push(SlotMeta::of(&record));
-        self.cues.push(TextCues::of(&record.text));
+        let cues = TextCues::of(&record.text);
+        if let Some(name) = cues.speaker() {
+            *self.speakers.entry(name.into()).or_default() += 1;
+        }
+        self.cues.push(cues);
         self.records.push(Some(record));
         slot
     }
@@ -278,9 +318,10 @@ impl Partition {
         let now_current = !rec.is_superseded();
         if was_current && !now_current {
             let h = content_hash(&normalize(&rec.text));
-            self.bm25.remove(slot);
+            let pool = Pool::of(rec.kind) as usize;
+            self.bm25[pool].remove(slot);
             self.timeline.remove(rec);
-            if let Some(v) = self.vectors.as_mut() {
+            if let Some(v) = self.vectors[pool].as_mut() {
                 v.remove(slot);
             }
             if let Some(list) = self.by_hash.get_mut(&h) {
@@ -331,18 +372,27 @@ impl Partition {
             }
         }
         self.meta[slot as usize] = SlotMeta::GONE;
-        self.cues[slot as usize] = TextCues::default();
+        let cues = std::mem::take(&mut self.cues[slot as usize]);
+        if let Some(name) = cues.speaker() {
+            if let Some(n) = self.speakers.get_mut(name) {
+                *n -= 1;
+                if *n == 0 {
+                    self.speakers.remove(name);
+                }
+            }
+        }
         let rec = self.records[slot as usize].take();
         self.chunks -= usize::from(rec.as_ref().is_some_and(|r| r.kind == Kind::Chunk));
         rec
     }
 
     fn unindex(&mut self, slot: u32) {
-        self.bm25.remove(slot);
-        if let Some(v) = self.vectors.as_mut() {
-            v.remove(slot);
-        }
         if let Some(rec) = self.records[slot as usize].as_ref() {
+            let pool = Pool::of(rec.kind) as usize;
+            self.bm25[pool].remove(slot);
+            if let Some(v) = self.vectors[pool].as_mut() {
+                v.remove(slot);
+            }
             self.timeline.remove(rec);
             let h = content_hash(&normalize(&rec.text));
             if let Some(list) = self.by_hash.get_mut(&h) {
@@ -361,7 +411,7 @@ impl Partition {
     /// The record with its embedding re-attached (for ops and snapshots).
     pub fn full_record(&self, slot: u32) -> Option<Record> {
         let mut r = self.at(slot)?.clone();
-        r.embedding = self.vectors.as_ref().and_then(|v| v.get(slot));
+        r.embedding = self.vectors(Pool::of(r.kind)).and_then(|v| v.get(slot));
         Some(r)
     }
 }
