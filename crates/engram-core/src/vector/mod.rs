@@ -171,18 +171,31 @@ impl VectorIndex {
     /// Cosine top-`k` slots for a unit `query` whose similarity is at least `min_score`,
     /// among slots `accept` allows. Exact unless an ANN main index is built.
     pub fn search(&self, query: &[f32], k: usize, min_score: f32, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        if k == 0 {
+            return Vec::new();
+        }
         let prepared = self.prepare(query);
         // Quantized scores carry a small error: screen with a margin, re-score exactly below.
         let margin = if matches!(prepared, Query::Int8 { .. }) { 0.02 } else { 0.0 };
+        let want = if margin > 0.0 { k.saturating_mul(4).max(k + 16) } else { k };
         let mut hits = Vec::new();
+        // Rows under the `want`-th best score seen so far cannot be among the best: once the
+        // list holds twice `want`, it is cut to the best `want` and the floor rises (ties at
+        // the floor are kept, for the tie by slot), so 50k rows neither fill a list nor all
+        // pass through `accept`.
+        let mut floor = min_score - margin;
         // The score first, `accept` only for rows that pass it: a caller's filter may be far
         // dearer than a dot product (the write path's near-duplicate check compares texts),
         // and asking it of every row made each write linear in the store's texts.
-        let consider = |row: usize, hits: &mut Vec<(u32, f32)>| {
+        let mut consider = |row: usize, hits: &mut Vec<(u32, f32)>| {
             if let Some(slot) = self.row_slot[row] {
                 let s = self.score_row(&prepared, row);
-                if s >= min_score - margin && accept(slot) {
+                if s >= floor && accept(slot) {
                     hits.push((slot, s));
+                    if hits.len() >= want.saturating_mul(2) {
+                        top_k_by_score(hits, want);
+                        floor = floor.max(hits.last().map_or(floor, |h| h.1));
+                    }
                 }
             }
         };
@@ -264,9 +277,54 @@ impl VectorIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn v(x: &[f32]) -> Vec<f32> {
         unit(x, x.len()).expect("valid")
+    }
+
+    /// The search without a floor: every accepted row scored, the best kept, as it was.
+    fn search_everything(ix: &VectorIndex, query: &[f32], k: usize, min_score: f32, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        let prepared = ix.prepare(query);
+        let margin = if matches!(prepared, Query::Int8 { .. }) { 0.02 } else { 0.0 };
+        let mut hits: Vec<(u32, f32)> = (0..ix.row_slot.len())
+            .filter_map(|row| ix.row_slot[row].map(|slot| (slot, ix.score_row(&prepared, row))))
+            .filter(|&(slot, s)| s >= min_score - margin && accept(slot))
+            .collect();
+        if margin > 0.0 {
+            top_k_by_score(&mut hits, k.saturating_mul(4).max(k + 16));
+            let exact = Query::F32(query.to_vec());
+            for h in hits.iter_mut() {
+                h.1 = ix.score_row(&exact, ix.slot_row[&h.0] as usize);
+            }
+            hits.retain(|h| h.1 >= min_score);
+        }
+        top_k_by_score(&mut hits, k);
+        hits
+    }
+
+    proptest! {
+        #[test]
+        fn the_rising_floor_finds_what_scoring_every_row_finds(
+            rows in proptest::collection::vec(proptest::collection::vec(-1.0f32..1.0, 4), 1..400),
+            query in proptest::collection::vec(-1.0f32..1.0, 4),
+            k in 0usize..30, min_score in -1.0f32..0.5, skip in 2u32..7, int8 in any::<bool>(),
+        ) {
+            prop_assume!(query.iter().any(|x| x.abs() > 0.01));
+            let mut ix = VectorIndex::new(4, if int8 { Precision::Int8 } else { Precision::F32 }, usize::MAX, AnnParams::default());
+            for (i, r) in rows.iter().enumerate() {
+                if r.iter().any(|x| x.abs() > 0.01) {
+                    // Quantize coarsely so equal scores (ties by slot) are common.
+                    let r: Vec<f32> = r.iter().map(|x| (x * 4.0).round()).collect();
+                    if r.iter().any(|x| *x != 0.0) {
+                        ix.insert(i as u32, &v(&r));
+                    }
+                }
+            }
+            let q = v(&query);
+            let accept = |s: u32| s % skip != 0;
+            prop_assert_eq!(ix.search(&q, k, min_score, accept), search_everything(&ix, &q, k, min_score, accept));
+        }
     }
 
     #[test]
