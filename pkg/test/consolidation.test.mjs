@@ -306,3 +306,31 @@ test("consolidate() writes the episodes of sessions idle past their TTL", async 
     await mem.close();
   }
 });
+
+test("the settings survive the rebuild after a wasm trap", async () => {
+  const mem = await Engram.open({ user: "ana", embedder: hashEmbedder(), now: clock().now, consolidation: EPISODES });
+  try {
+    const { s } = await chat(mem);
+    await assert.rejects(mem._trapForTests(), (e) => e.code === "WASM_TRAP");
+    await mem.idle();
+    assert.equal(typeof (await s.end()).episode, "string", "the rebuilt core still writes episodes");
+  } finally {
+    await mem.close();
+  }
+});
+
+test("an extractor without summarize leaves episodes extractive and is never asked", async () => {
+  let asked = 0;
+  const extractor = { id: "ops-only", async propose() { asked++; return { operations: [{ op: "NOOP" }] }; } };
+  const mem = await Engram.open({ user: "ana", embedder: hashEmbedder(), now: clock().now, consolidation: EPISODES, extractor });
+  try {
+    const { s } = await chat(mem);
+    await s.end();
+    await mem.idle();
+    const [ep] = await episodes(mem);
+    assert.equal(ep.source, "rule-extracted");
+    assert.equal(asked, 0);
+  } finally {
+    await mem.close();
+  }
+});

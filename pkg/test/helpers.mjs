@@ -98,7 +98,8 @@ export async function chatServer() {
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   s.url = `http://127.0.0.1:${server.address().port}/v1`;
   s.release = () => s.held.splice(0).forEach((f) => f());
-  s.close = () => new Promise((r) => server.close(r));
+  // Answers what is still held, so that a failed test does not leave the server open.
+  s.close = () => (s.release(), new Promise((r) => server.close(r)));
   return s;
 }
 
