@@ -19,6 +19,7 @@ import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./extract/llm.js";
 import { Learner, type LearnReport } from "./learn.js";
 import { EngramInputError } from "./errors.js";
+import { Episodes } from "./consolidate.js";
 import { Documents } from "./documents.js";
 import { Knowledge } from "./knowledge.js";
 import { Lifetime, type Listener } from "./lifetime.js";
@@ -44,6 +45,7 @@ export class Engram {
   private readonly writer: Writer;
   private readonly knowledge: Knowledge;
   private readonly learner: Learner;
+  private readonly episodes: Episodes;
   private readonly vectors: Vectors;
   private readonly syncClient: SyncClient | undefined;
   /** Archival documents: put, get, list, delete, and search of their chunks. */
@@ -76,6 +78,7 @@ export class Engram {
     this.knowledge = new Knowledge(this.life, scope);
     this.documents = new Documents(this.life, this.vectors, scope);
     this.learner = new Learner(this.writer.learnerHooks());
+    this.episodes = new Episodes(this.life, scope, this.learner, opts.extractor);
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
     this.life.onWritten = (type) => type !== "pull" && this.syncClient?.poke();
   }
@@ -167,7 +170,7 @@ export class Engram {
     return this.learner.run(extractor ?? this.opts.extractor, turns);
   }
 
-  /** Resolves when background work (LLM extraction started by `observe`, a rebuild after a trap) has finished. */
+  /** Resolves when background work (LLM extraction started by `observe`, abstractive episodes, a rebuild after a trap) has finished. */
   async idle(): Promise<void> {
     await this.learner.idle();
     await this.life.idle();
@@ -219,7 +222,17 @@ export class Engram {
   /** Working memory of one session. */
   session(id: string): Session {
     if (typeof id !== "string" || id.length === 0) throw new EngramInputError("INVALID_INPUT", "session id must be a non-empty string");
-    return new Session(sessionHooks(this.life, this.writer, this.scope), id);
+    return new Session(sessionHooks(this.life, this.writer, this.scope, this.episodes), id);
+  }
+
+  /**
+   * With `consolidation.episodes`: write the episodes of this user's sessions idle past
+   * their TTL (as {@link Session.end} does, without ending them); returns their ids. Call
+   * it when the app is idle. (A session that idled is also summarised when a turn next
+   * joins it.)
+   */
+  async consolidate(): Promise<string[]> {
+    return this.episodes.idle();
   }
 
   /** Everything remembered about this user (transparency), oldest first. */

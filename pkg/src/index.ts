@@ -7,7 +7,9 @@
  * @module
  */
 export { Engram } from "./engram.js";
-export type { OpenOptions, RecallOptions, ContextOptions, ChangeEvent, ErrorEvent } from "./options.js";
+export type { OpenOptions, RecallOptions, ContextOptions, ChangeEvent, ErrorEvent, ConsolidationOptions } from "./options.js";
+export type { EndReport } from "./consolidate.js";
+export { parseEpisode, episodeMessages, EPISODE_SCHEMA, type EpisodeRequest } from "./extract/episode.js";
 export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor, type ExtractionRequest, type ShownMemory, type OpenAiExtractorOptions, type WorkersAiLike } from "./extract/llm.js";
 export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./extract/operations.js";
 export type { LearnReport } from "./learn.js";

@@ -30,7 +30,7 @@ export interface LearnerHooks {
     type: "learn",
     f: (handle: CoreHandle, scope: Scope, write: (ms: MemoryInput[]) => Promise<WriteOutcome[]>, now: number) => Promise<{ value: LearnReport; ids: string[] }>,
   ): Promise<LearnReport>;
-  emit(e: { type: "error"; task: "learn"; error: EngramError }): void;
+  emit(e: { type: "error"; task: "learn" | "episode"; error: EngramError }): void;
 }
 
 export class Learner {
@@ -39,9 +39,17 @@ export class Learner {
 
   /** Start a run in the background. */
   later(extractor: Extractor, turns: ChatTurn[]): void {
-    const p = this.run(extractor, turns).catch((e: unknown) => {
+    this.spawn("learn", () => this.run(extractor, turns));
+  }
+
+  /**
+   * Run `f` in the background: `idle()` waits for it, and its failure becomes an `error`
+   * event of `task` (never thrown at anyone). The abstractive episodes run here too.
+   */
+  spawn(task: "learn" | "episode", f: () => Promise<unknown>): void {
+    const p = f().catch((e: unknown) => {
       const error = e instanceof EngramError ? e : new EngramIoError("EXTRACTOR", String(e), { cause: e });
-      this.hooks.emit({ type: "error", task: "learn", error });
+      this.hooks.emit({ type: "error", task, error });
     });
     this.running.add(p);
     void p.finally(() => this.running.delete(p));

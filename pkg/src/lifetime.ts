@@ -70,14 +70,14 @@ export class Lifetime {
     };
     try {
       const { handle, report } = await this.persistence.open(fresh);
-      // A snapshot carries the settings it was saved with; this open's settings win.
-      if (report.snapshot !== "none") {
-        try {
-          handle.setConfig(this.opts.config);
-        } catch (e) {
-          handle.free();
-          throw e;
-        }
+      try {
+        // A snapshot carries the settings it was saved with; this open's settings win.
+        if (report.snapshot !== "none") handle.setConfig(this.opts.config);
+        // Consolidation settings are in no snapshot: given on every load.
+        if (this.opts.consolidation != null) handle.setConsolidation(this.opts.consolidation);
+      } catch (e) {
+        handle.free();
+        throw e;
       }
       this.handle = handle;
       this.loaded(report);
@@ -162,6 +162,7 @@ export class Lifetime {
       const next = this.call(() => engineFromSnapshot(bytes, this.replica));
       try {
         this.call(() => next.setConfig(this.opts.config));
+        if (this.opts.consolidation != null) this.call(() => next.setConsolidation(this.opts.consolidation));
       } catch (e) {
         next.free();
         throw e;

@@ -45,8 +45,18 @@ export interface OpenOptions {
   embedTurns?: boolean;
   /** The clock (default `Date.now`). */
   now?: () => number;
-  /** An LLM extractor: `observe` then also learns from the turns in the background. */
+  /**
+   * An LLM extractor: `observe` then also learns from the turns in the background, and with
+   * `consolidation.episodes`, an ended session's episode is rewritten by its `summarize`.
+   */
   extractor?: Extractor;
+  /**
+   * Consolidation (off by default): compression of old turns into the session's rolling
+   * summary, and episode summaries of ended sessions (see {@link ConsolidationOptions}).
+   * Given to the core on every open and reload — settings are not in snapshots, so every
+   * instance that should consolidate must be given them. Invalid numbers are `INVALID_INPUT`.
+   */
+  consolidation?: ConsolidationOptions;
   /**
    * 32 bytes only the user holds: PII is then sealed into records (reversible with
    * {@link Engram.reveal}) instead of replaced irreversibly. Kept in memory, never stored.
@@ -68,6 +78,35 @@ export interface OpenOptions {
    * Background by default; {@link Engram.sync} syncs now.
    */
   sync?: SyncOptions;
+}
+
+/**
+ * The core's `Consolidation` settings (camelCase). Absent or null parts are off; absent
+ * fields take the core's defaults. Fields this SDK does not name are passed to the core as
+ * they are (its newer settings).
+ */
+export interface ConsolidationOptions {
+  /** Fold the oldest turns past the recent window into the rolling summary once they exceed a token threshold. */
+  compression?: {
+    /** Tokens of unfolded turns past the window (key events aside) above which they fold (default 500). */
+    thresholdTokens?: number;
+    /** The rolling summary's budget in tokens (default 250, at least 8). */
+    summaryTokens?: number;
+    /** A turn above this importance is a key event and stays in the window (default 0.7). */
+    keyImportance?: number;
+    /** Key events kept at most (default 10). */
+    keyEvents?: number;
+    /** Folded turns stay recallable as episodic memories (`keep`, default) or are deleted (`remove`). */
+    folded?: "keep" | "remove";
+  } | null;
+  /** Summarise ended (or idle) sessions into `episode` memories citing their turns (`turn:<id>` tags). */
+  episodes?: {
+    /** The episode's budget in tokens (default 200, at least 8). */
+    budgetTokens?: number;
+    /** Lines weighing less are left out (default 0.4). */
+    minImportance?: number;
+  } | null;
+  [setting: string]: unknown;
 }
 
 /** Options of {@link Engram.recall}. */
@@ -94,13 +133,16 @@ export interface ContextOptions {
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document" | "episode";
   ids: string[];
 }
 
-/** A background task failed (e.g. an extractor's answer was rejected); nothing was written for it. */
+/**
+ * A background task failed (an extractor's answer was rejected, its endpoint failed);
+ * nothing was written for it. `episode`: an abstractive summary, the extractive episode stays.
+ */
 export interface ErrorEvent {
   type: "error";
-  task: "learn";
+  task: "learn" | "episode";
   error: EngramError;
 }

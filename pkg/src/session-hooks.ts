@@ -3,13 +3,14 @@
  * written in the user's scope narrowed to the session.
  * @module
  */
+import type { Episodes } from "./consolidate.js";
 import { EngramInputError } from "./errors.js";
 import type { Lifetime } from "./lifetime.js";
 import type { SessionHooks } from "./session.js";
 import type { MemoryRecord, Role, Scope } from "./types.js";
 import { checkText, type Writer } from "./write.js";
 
-export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope): SessionHooks {
+export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope, episodes: Episodes): SessionHooks {
   const at = (session: string): Scope => ({ ...scope, session });
   return {
     async set(session: string, key: string, value: string): Promise<void> {
@@ -45,5 +46,6 @@ export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope): Sess
         return { value: undefined, ids: [] };
       });
     },
+    end: (session: string) => episodes.end(session),
   };
 }

@@ -1,3 +1,4 @@
+import type { EndReport } from "./consolidate.js";
 import { EngramInputError } from "./errors.js";
 import type { MemoryRecord, Role } from "./types.js";
 
@@ -16,6 +17,8 @@ export interface SessionHooks {
   recent(session: string, n?: number): Promise<MemoryRecord[]>;
   /** Replace the rolling summary. */
   setSummary(session: string, text: string): Promise<void>;
+  /** End the session (its episode, then its state and `session`-tier memories go). */
+  end(session: string): Promise<EndReport>;
 }
 
 /**
@@ -67,5 +70,17 @@ export class Session {
   /** Replace the rolling summary. */
   async setSummary(text: string): Promise<void> {
     await this.hooks.setSummary(this.id, text);
+  }
+
+  /**
+   * End the session. With `consolidation.episodes`, an `episode` memory summarises it first
+   * (extractive: its important turns and their facts within a token budget, tagged
+   * `turn:<id>` with the turns it cites; with an extractor that can `summarize`, rewritten
+   * in the background by one LLM request — `await mem.idle()` to wait). Then its state
+   * goes and its `session`-tier memories are deleted. Its turns stay. Persisted and synced
+   * like every write.
+   */
+  async end(): Promise<EndReport> {
+    return this.hooks.end(this.id);
   }
 }

@@ -1,6 +1,9 @@
 // Test helpers: a deterministic embedder (feature hashing), a controllable clock,
-// storage wrappers that fail or corrupt on demand, and parity-file readers.
+// storage wrappers that fail or corrupt on demand, parity-file readers, and a local HTTP
+// server playing an OpenAI-compatible chat endpoint.
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { MemoryStorage } from "../dist/entrypoints/node.js";
 
 export function hashEmbedder(dimension = 32, id = "test-hash") {
@@ -75,3 +78,32 @@ export function readParity(name) {
     .map((l) => l.split("\t"))
     .map(([s, v]) => [s, Float32Array.from(v.split(" ").map(Number))]);
 }
+
+/** A chat endpoint whose answers the test decides; `hold` keeps requests pending until released. */
+export async function chatServer() {
+  const s = { requests: [], answers: [], held: [], hold: false };
+  const server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    s.requests.push({ url: req.url, headers: req.headers, body: JSON.parse(body) });
+    const respond = () => {
+      const [status, content] = s.answers.shift() ?? [200, { operations: [{ op: "NOOP" }] }];
+      res.writeHead(status, { "content-type": "application/json" });
+      const text = typeof content === "string" ? content : JSON.stringify(content);
+      res.end(status === 200 ? JSON.stringify({ choices: [{ message: { role: "assistant", content: text } }] }) : text);
+    };
+    if (s.hold) s.held.push(respond);
+    else respond();
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  s.url = `http://127.0.0.1:${server.address().port}/v1`;
+  s.release = () => s.held.splice(0).forEach((f) => f());
+  // Answers what is still held, so that a failed test does not leave the server open.
+  s.close = () => (s.release(), new Promise((r) => server.close(r)));
+  return s;
+}
+
+export const until = async (cond) => {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cond(), "condition reached");
+};

@@ -3,37 +3,8 @@
 // schema, and rejection of invalid or hostile answers with nothing written.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { Engram, OpenAiExtractor, WorkersAiExtractor, EngramIoError, EngramInputError } from "../dist/entrypoints/node.js";
-import { clock, hashEmbedder } from "./helpers.mjs";
-
-/** A chat endpoint whose answers the test decides; `hold` keeps requests pending until released. */
-async function chatServer() {
-  const s = { requests: [], answers: [], held: [], hold: false };
-  const server = createServer(async (req, res) => {
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    s.requests.push({ url: req.url, headers: req.headers, body: JSON.parse(body) });
-    const respond = () => {
-      const [status, content] = s.answers.shift() ?? [200, { operations: [{ op: "NOOP" }] }];
-      res.writeHead(status, { "content-type": "application/json" });
-      const text = typeof content === "string" ? content : JSON.stringify(content);
-      res.end(status === 200 ? JSON.stringify({ choices: [{ message: { role: "assistant", content: text } }] }) : text);
-    };
-    if (s.hold) s.held.push(respond);
-    else respond();
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  s.url = `http://127.0.0.1:${server.address().port}/v1`;
-  s.release = () => s.held.splice(0).forEach((f) => f());
-  s.close = () => new Promise((r) => server.close(r));
-  return s;
-}
-
-const until = async (cond) => {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), "condition reached");
-};
+import { chatServer, clock, hashEmbedder, until } from "./helpers.mjs";
 
 test("observe returns before the extractor answers; its answer is then written in the background, PII redacted", async () => {
   const srv = await chatServer();

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
+use engram_core::engram::consolidate::{Consolidation, CITES_PREFIX};
+use engram_core::model::Kind;
+use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope, Turn};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -180,6 +182,11 @@ pub struct Run {
     pub empty: usize,
     /// Turns the write path merged into an earlier memory as near-duplicates.
     pub merged: usize,
+    /// The session protocol: episodes written, turns folded into a summary (kept in the
+    /// episodic layer or removed), and episodes among the hits at 10.
+    pub episodes: usize,
+    pub folded: usize,
+    pub episode_hits: usize,
     /// The same measures per question category (1 multi-hop, 2 temporal, 3 open-domain,
     /// 4 single-hop).
     pub by_category: std::collections::BTreeMap<u32, Measures>,
@@ -237,6 +244,65 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
                 lines.extend(ranked[2].iter().take(3).map(|ids| format!("  got {}  {}", ids.join(","), ids.first().map_or(String::new(), |i| said(i)))));
                 run.misses.push(lines.join("\n"));
             }
+            run.measures.add(&q.evidence, &ranked);
+            run.by_category.entry(q.category).or_default().add(&q.evidence, &ranked);
+        }
+    }
+    run.latencies.sort_by(f64::total_cmp);
+    run
+}
+
+/// The session protocol, for consolidation on vs off (issue 19): every turn is appended to
+/// its LoCoMo session (`s<n>`) as a user turn `"<speaker>: <text>"` with its vector, at its
+/// session's date, and each session is ended after its last turn — so with `consolidation`
+/// its old turns fold (compression) and its episode is written. Questions are asked as in
+/// [`evaluate`]. A recalled turn maps to itself; a recalled episode to the turns it cites
+/// (`turn:<id>` tags) when `credit_episodes`, else to nothing.
+pub fn evaluate_sessions(samples: &[LocomoSample], config: &Config, consolidation: &Consolidation, embed: Option<Embed>, credit_episodes: bool) -> Run {
+    let mut run = Run::default();
+    for s in samples {
+        let mut mem = Engram::new(config.clone(), 1);
+        mem.set_consolidation(consolidation.clone()).unwrap_or_else(|e| panic!("consolidation: {e}"));
+        let user = Scope::user("locomo", &s.id);
+        let mut dia_of: HashMap<String, String> = HashMap::new();
+        let last = s.turns.iter().map(|t| t.at).max().unwrap_or(0);
+        for (i, t) in s.turns.iter().enumerate() {
+            let at = user.clone().with_session(&format!("s{}", t.session));
+            let text = format!("{}: {}", t.speaker, t.text);
+            let mut turn = Turn::user(&text);
+            turn.embedding = embed.map(|e| e(&text)).filter(|v| v.iter().any(|x| *x != 0.0));
+            let id = mem.append_turn(&at, turn, t.at).unwrap_or_else(|e| panic!("append {}: {e}", t.dia_id));
+            dia_of.insert(id, t.dia_id.clone());
+            if s.turns.get(i + 1).is_none_or(|n| n.session != t.session) {
+                mem.end_session(&at, t.at).unwrap_or_else(|e| panic!("end session {}: {e}", t.session));
+            }
+        }
+        let all = mem.list(&user, &engram_core::ListFilter { include_superseded: true, ..Default::default() }, last).unwrap_or_default();
+        run.episodes += all.iter().filter(|r| r.kind == Kind::Episode).count();
+        run.folded += dia_of.len() - all.iter().filter(|r| r.kind == Kind::Message && r.layer == engram_core::model::Layer::Working).count();
+        let covers = |r: &engram_core::model::Record| -> Vec<String> {
+            if let Some(d) = dia_of.get(&r.id) {
+                return vec![d.clone()];
+            }
+            if !credit_episodes || r.kind != Kind::Episode {
+                return Vec::new();
+            }
+            r.tags.iter().filter_map(|t| t.strip_prefix(CITES_PREFIX)).filter_map(|id| dia_of.get(id).cloned()).collect()
+        };
+        for q in &s.questions {
+            let embedding = embed.map(|e| e(&q.question));
+            let ranked = CUTS.map(|k| {
+                let mut rq = RecallQuery::text(&q.question).with_k(k);
+                rq.embedding = embedding.clone();
+                let t = Instant::now();
+                let r = mem.recall(&user, &rq, last + DAY_MS).unwrap_or_else(|e| panic!("recall: {e}"));
+                if k == 10 {
+                    run.latencies.push(t.elapsed().as_secs_f64() * 1e3);
+                    run.empty += usize::from(r.hits.is_empty());
+                    run.episode_hits += r.hits.iter().filter(|h| h.record.kind == Kind::Episode).count();
+                }
+                r.hits.iter().map(|h| covers(&h.record)).collect::<Vec<_>>()
+            });
             run.measures.add(&q.evidence, &ranked);
             run.by_category.entry(q.category).or_default().add(&q.evidence, &ranked);
         }

@@ -34,3 +34,28 @@ fn months_of_conversation_are_recalled_as_well_as_one_moment_of_it_and_better_th
         assert!(real > peer + 0.01, "{name}: {real:.3} against the peer's {peer:.3}");
     }
 }
+
+#[test]
+fn consolidation_keeps_recall_of_real_sessions_while_it_folds_turns_and_writes_episodes() {
+    use engram_core::engram::consolidate::{Compression, Consolidation, Episodes, Folded};
+    let Some(samples) = samples() else { return };
+    let table = load_default_table();
+    let embed = |t: &str| table.embed(t);
+    let on = Consolidation { compression: Some(Compression { folded: Folded::Keep, ..Compression::default() }), episodes: Some(Episodes::default()), ..Consolidation::default() };
+    for (name, e) in [("no embedder", None), ("default table", Some(&embed as &dyn Fn(&str) -> Vec<f32>))] {
+        let off = locomo::evaluate_sessions(&samples, &Config::default(), &Consolidation::default(), e, false);
+        let with = locomo::evaluate_sessions(&samples, &Config::default(), &on, e, false);
+        let sessions = samples.iter().map(|s| s.turns.iter().map(|t| t.session).max().unwrap_or(0)).sum::<usize>();
+        eprintln!(
+            "{name}: recall@10 consolidation off {:.3}, on {:.3}; {} episodes of {sessions} sessions, {} turns folded",
+            recall_at_10(&off.measures),
+            recall_at_10(&with.measures),
+            with.episodes,
+            with.folded
+        );
+        assert_eq!((off.episodes, off.folded), (0, 0));
+        assert_eq!(with.episodes, sessions, "{name}: one episode per ended session");
+        assert!(with.folded > 0, "{name}: compression folded nothing");
+        assert!(recall_at_10(&with.measures) >= recall_at_10(&off.measures) - 0.01, "{name}: consolidation cost recall");
+    }
+}

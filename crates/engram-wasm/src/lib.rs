@@ -7,6 +7,7 @@
 //! The npm package `engram` (in `pkg/`) wraps this in an async, IO-owning SDK.
 
 mod archive;
+mod consolidate;
 mod embedder;
 mod error;
 mod frames;

@@ -6,6 +6,7 @@
  */
 import { EngramIoError } from "../errors.js";
 import type { ChatTurn, FactKey, Kind } from "../types.js";
+import { EPISODE_SCHEMA, episodeMessages, type EpisodeRequest } from "./episode.js";
 import { OPERATIONS_SCHEMA } from "./operations.js";
 
 /** A memory shown to the extractor so it can update or delete it by id. */
@@ -28,6 +29,12 @@ export interface Extractor {
   readonly id: string;
   /** The raw answer: JSON text, or an already-parsed object. */
   propose(request: ExtractionRequest): Promise<unknown>;
+  /**
+   * Summarise a finished session (abstractive episodes, with `consolidation.episodes`):
+   * the raw answer, `{ "summary": "..." }` as JSON text or an object. Optional: without
+   * it, episodes stay extractive.
+   */
+  summarize?(request: EpisodeRequest): Promise<unknown>;
 }
 
 const SYSTEM_PROMPT = `You maintain a long-term memory about one user for an AI assistant.
@@ -74,6 +81,15 @@ export class OpenAiExtractor implements Extractor {
   }
 
   async propose(req: ExtractionRequest): Promise<unknown> {
+    return this.chat(extractionMessages(req));
+  }
+
+  async summarize(req: EpisodeRequest): Promise<unknown> {
+    return this.chat(episodeMessages(req));
+  }
+
+  /** One JSON-mode chat request; the answer's content. */
+  private async chat(messages: { role: string; content: string }[]): Promise<unknown> {
     const f = this.opts.fetch ?? fetch;
     const res = await f(`${this.opts.baseUrl.replace(/\/$/, "")}/chat/completions`, {
       method: "POST",
@@ -83,7 +99,7 @@ export class OpenAiExtractor implements Extractor {
       },
       body: JSON.stringify({
         model: this.opts.model,
-        messages: extractionMessages(req),
+        messages,
         temperature: 0,
         response_format: { type: "json_object" },
       }),
@@ -116,9 +132,17 @@ export class WorkersAiExtractor implements Extractor {
   }
 
   async propose(req: ExtractionRequest): Promise<unknown> {
+    return this.run(extractionMessages(req), OPERATIONS_SCHEMA);
+  }
+
+  async summarize(req: EpisodeRequest): Promise<unknown> {
+    return this.run(episodeMessages(req), EPISODE_SCHEMA);
+  }
+
+  private async run(messages: { role: string; content: string }[], schema: object): Promise<unknown> {
     const out = (await this.ai.run(this.model, {
-      messages: extractionMessages(req),
-      response_format: { type: "json_schema", json_schema: OPERATIONS_SCHEMA },
+      messages,
+      response_format: { type: "json_schema", json_schema: schema },
     })) as { response?: unknown } | undefined;
     const r = out?.response;
     if (typeof r === "string" || (typeof r === "object" && r !== null)) return r;

@@ -3,10 +3,14 @@
 //! run: the tuning loop for issue 15. `pkg/bench/locomo.mjs` measures the same through the
 //! SDK in wasm.
 //!
-//! `locomo-eval [--embedder table|accurate|none] [--same-moment] [--config JSON] [--misses]`
-//! (`--misses` prints, on stderr, each question whose evidence is not all in the top 10); skips
-//! (exit 0) with a message when the data is absent.
+//! `locomo-eval [--embedder table|accurate|none] [--same-moment] [--config JSON] [--misses] [--consolidation]`
+//! (`--misses` prints, on stderr, each question whose evidence is not all in the top 10;
+//! `--consolidation` adds the session protocol — turns appended to their sessions, each
+//! session ended — with consolidation off, and on: compression keeping folded turns and
+//! episodes, an episode hit credited with nothing or with the turns it cites); skips (exit 0)
+//! with a message when the data is absent.
 
+use engram_core::engram::consolidate::{Compression, Consolidation, Episodes, Folded};
 use engram_core::Config;
 use engram_testkit::locomo::{self, Measures, CUTS};
 use engram_testkit::qa_eval::{load_default_table, load_minilm};
@@ -55,5 +59,23 @@ fn main() {
             show(&format!("  category {c} {name} ({})", m.questions), m);
         }
         println!("  {:<34} recall p50 {:.3} ms, p95 {:.3} ms (native, k = 10); {} without hits, {} turns merged", "", run.latency(0.5), run.latency(0.95), run.empty, run.merged);
+    }
+    if args.iter().any(|a| a == "--consolidation") {
+        let on = Consolidation { compression: Some(Compression { folded: Folded::Keep, ..Compression::default() }), episodes: Some(Episodes::default()), ..Consolidation::default() };
+        let runs = [("consolidation off", Consolidation::default(), false), ("consolidation on", on.clone(), false), ("on, episode hits credited", on, true)];
+        for (name, settings, credit) in runs {
+            let run = locomo::evaluate_sessions(&samples, &config, &settings, embed.as_deref(), credit);
+            show(&format!("engram, {which}, sessions, {name}"), &run.measures);
+            println!(
+                "  {:<34} recall p50 {:.3} ms, p95 {:.3} ms (native, k = 10); {} without hits; {} episodes, {} turns folded, {} episode hits in the top 10s",
+                "",
+                run.latency(0.5),
+                run.latency(0.95),
+                run.empty,
+                run.episodes,
+                run.folded,
+                run.episode_hits
+            );
+        }
     }
 }

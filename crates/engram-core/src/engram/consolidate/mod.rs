@@ -32,6 +32,7 @@
 //! assert_eq!(e.key_events(&s).unwrap().len(), 1);
 //! ```
 
+mod abstractive;
 mod compress;
 mod episode;
 mod lines;

@@ -1,0 +1,59 @@
+//! Binding of consolidation (`engram_core::engram::consolidate`): its settings, ending a
+//! session, episodes. A further `impl` block of the same [`EngramHandle`] handle.
+
+use engram_core::engram::consolidate::Consolidation;
+use engram_core::Scope;
+use wasm_bindgen::prelude::*;
+
+use crate::error::{from_js, string, to_js, to_plain};
+use crate::handle::{millis, EngramHandle};
+
+#[wasm_bindgen]
+impl EngramHandle {
+    /// Consolidate from now on as `settings` say: the core's `Consolidation` as a plain
+    /// object (`{ compression: { thresholdTokens, … }, episodes: { budgetTokens, … } }`;
+    /// undefined or null for everything off). Settings are not in snapshots: the SDK gives
+    /// them on every open. Throws `INVALID_INPUT` (naming the field) and keeps the old ones.
+    #[wasm_bindgen(js_name = setConsolidation)]
+    pub fn set_consolidation(&mut self, settings: JsValue) -> Result<(), JsValue> {
+        let settings: Consolidation = if settings.is_undefined() || settings.is_null() { Consolidation::default() } else { from_js("consolidation", settings)? };
+        self.inner.set_consolidation(settings).map_err(to_js)
+    }
+
+    /// The consolidation settings in force, as a plain object.
+    pub fn consolidation(&self) -> Result<JsValue, JsValue> {
+        to_plain(self.inner.consolidation())
+    }
+
+    /// Write (or rewrite) the episode of the scope's session: its id, or null when episodes
+    /// are off, nothing in the session is worth a line, or the episode is already newer
+    /// than every turn.
+    #[wasm_bindgen(js_name = writeEpisode)]
+    pub fn write_episode(&mut self, scope: JsValue, now: f64) -> Result<Option<String>, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.write_episode(&scope, millis(now)?).map_err(to_js)
+    }
+
+    /// Replace the text of the session's episode with a summary (an LLM's), checked and
+    /// redacted as any write; keeps its id and cites, source `llm-extracted`. Returns the id.
+    #[wasm_bindgen(js_name = rewriteEpisode)]
+    pub fn rewrite_episode(&mut self, scope: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue, now: f64) -> Result<String, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.rewrite_episode(&scope, &string("text", &text)?, millis(now)?).map_err(to_js)
+    }
+
+    /// End the scope's session: its episode first (when episodes are on), then its state
+    /// goes and its `session`-tier memories are deleted. Returns how many were deleted.
+    #[wasm_bindgen(js_name = endSession)]
+    pub fn end_session(&mut self, scope: JsValue, now: f64) -> Result<u32, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        Ok(self.inner.end_session(&scope, millis(now)?).map_err(to_js)? as u32)
+    }
+
+    /// Write the episodes of the user's sessions idle past their TTL; returns their ids.
+    #[wasm_bindgen(js_name = consolidateIdle)]
+    pub fn consolidate_idle(&mut self, scope: JsValue, now: f64) -> Result<Vec<String>, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.consolidate_idle(&scope, millis(now)?).map_err(to_js)
+    }
+}
