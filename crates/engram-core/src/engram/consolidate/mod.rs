@@ -32,9 +32,12 @@
 //! assert_eq!(e.key_events(&s).unwrap().len(), 1);
 //! ```
 
+mod compact;
 mod compress;
 mod episode;
 mod lines;
+mod patterns;
+mod signals;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,7 +46,10 @@ use crate::error::{Error, Result};
 use crate::model::Scope;
 
 pub use compress::Compressed;
+pub use compact::{compacted_id, month_of, Compacted, COMPACTED_TAG, FROM_PREFIX, MONTH_PREFIX};
 pub use episode::{episode_id, CITES_PREFIX, EPISODE_TAG};
+pub use patterns::{pattern_id, PATTERN_TAG, SESSION_PREFIX, SIGNAL_PREFIX};
+pub use signals::{signals, Signal};
 
 /// What consolidation does; everything off by default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -53,6 +59,44 @@ pub struct Consolidation {
     pub compression: Option<Compression>,
     /// Summarise sessions that end or idle into `Episode` memories (`None`: never).
     pub episodes: Option<Episodes>,
+    /// Learn `Pattern` memories from signals repeated across sessions (`None`: never).
+    pub patterns: Option<Patterns>,
+    /// Fold old episodes into one per month (`None`: never).
+    pub compaction: Option<Compaction>,
+}
+
+/// When a signal repeated across sessions becomes a `Pattern` memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Patterns {
+    /// Distinct sessions a signal must be seen in (seed 002 learns from repetition; 3 by
+    /// default: asked for Go in three sessions is a pattern, in two is not yet).
+    pub min_sessions: usize,
+}
+
+impl Default for Patterns {
+    fn default() -> Self {
+        Patterns { min_sessions: 3 }
+    }
+}
+
+/// When and how old episodes fold into one per calendar month.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Compaction {
+    /// An episode not rewritten for this long (milliseconds) folds; 30 days by default.
+    pub min_age_ms: i64,
+    /// The compacted episode's budget, in tokens.
+    pub budget_tokens: usize,
+    /// What becomes of the folded episodes: kept as the compacted one's history
+    /// (superseded, out of recall) or deleted.
+    pub folded: Folded,
+}
+
+impl Default for Compaction {
+    fn default() -> Self {
+        Compaction { min_age_ms: 30 * 86_400_000, budget_tokens: 400, folded: Folded::Keep }
+    }
 }
 
 /// When and how old turns fold into a session's rolling summary.
@@ -129,6 +173,20 @@ impl Consolidation {
                 return Err(Error::invalid("episodes.minImportance", format!("{} is outside [0, 1]", ep.min_importance)));
             }
         }
+        if let Some(p) = &self.patterns {
+            if p.min_sessions < 2 {
+                return Err(Error::invalid("patterns.minSessions", "must be at least 2: a pattern is repeated across sessions"));
+            }
+            crate::model::limits::check_at_most("patterns.minSessions", p.min_sessions, crate::model::limits::MAX_K)?;
+        }
+        if let Some(c) = &self.compaction {
+            if c.min_age_ms < 0 {
+                return Err(Error::invalid("compaction.minAgeMs", "must not be negative"));
+            }
+            if c.budget_tokens < 8 {
+                return Err(Error::invalid("compaction.budgetTokens", "must be at least 8"));
+            }
+        }
         Ok(())
     }
 }
@@ -151,7 +209,7 @@ impl Engram {
     /// Before turns join a session: one idle past its TTL is summarised first, so its
     /// episode holds what was said before the pause.
     pub(crate) fn before_turns(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<()> {
-        if self.consolidation.episodes.is_none() {
+        if self.consolidation.episodes.is_none() && self.consolidation.patterns.is_none() && self.consolidation.compaction.is_none() {
             return Ok(());
         }
         let ttl = self.config.session_ttl_ms;
@@ -160,7 +218,16 @@ impl Engram {
         });
         if idle {
             self.write_episode(at, now)?;
+            self.after_session(at, now)?;
         }
         Ok(())
+    }
+
+    /// Once a session has ended or idled (its episode written): learn patterns, then
+    /// compact old episodes. Returns the ids written.
+    pub(crate) fn after_session(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<Vec<String>> {
+        let mut out = self.learn_patterns(at, now)?;
+        out.extend(self.compact_episodes(at, now)?.into_iter().map(|c| c.id));
+        Ok(out)
     }
 }
