@@ -1,5 +1,5 @@
 //! Consolidation: what a conversation leaves behind once it has been said (seeds 001 and
-//! 002). Two steps exist, both extractive — the core runs no LLM — and both written through
+//! 002). Four steps exist, all extractive — the core runs no LLM — and all written through
 //! the ordinary ops, so they sync, converge and are undone by forgetting like any write:
 //!
 //! - **Compression** ([`Compression`], `compress.rs`): when the turns past a session's
@@ -12,8 +12,27 @@
 //!   extractor finds in them, within a token budget — tagged `turn:<id>` with the turns it
 //!   cites (an upsert; its id is derived from the session, so replicas that consolidate the
 //!   same session write the same record).
+//! - **Learned patterns** ([`Patterns`], `patterns.rs`, `signals.rs`; seed 002's
+//!   `batch_learn`): a signal in user turns — a known thing chosen or asked for ("write it
+//!   in Go", "I prefer golang" → `programming language:go`), or another like or dislike —
+//!   seen in at least [`Patterns::min_sessions`] sessions becomes one `Pattern` memory
+//!   whose `times_seen` counts the sessions that verified it (seed 002's `times_verified`;
+//!   the record format is unchanged), tagged `signal:<key>`, `session:<hash>` per verifying
+//!   session and `turn:<id>` per cited turn. The batch buffer is derived, not stored: the
+//!   user turns still held plus the evidence the patterns already carry, so replicas with
+//!   the same records learn the same patterns; the id comes from the signal's key.
+//! - **Compaction** ([`Compaction`], `compact.rs`): episodes not rewritten for
+//!   [`Compaction::min_age_ms`] fold, per calendar month (UTC) of their session's start,
+//!   into one compacted episode (id from the month) — their lines, facts first, within a
+//!   token budget; the folded episodes are superseded by it (kept as history, out of recall)
+//!   or deleted, by [`Folded`]. Only episodes fold: keyed facts are records of their own.
 //!
-//! Both are off by default ([`Consolidation::default`]). The settings are held by the
+//! Patterns and compaction run when a session ends ([`Engram::end_session`]) or idles (the
+//! sweep [`Engram::consolidate_idle`], or the idle session's next turn), after its episode;
+//! [`Engram::learn_patterns`] and [`Engram::compact_episodes`] run them on demand. Each is
+//! a function of the stored records and `now`, and writes only what changed.
+//!
+//! All are off by default ([`Consolidation::default`]). The settings are held by the
 //! engine beside the tokenizer, not in [`crate::Config`]: they change what the next write
 //! does, not how stored data reads, and keeping them out of the snapshot leaves its format
 //! (and `tests/vectors/`) as it is. Every replica that consolidates must be given them.

@@ -25,6 +25,12 @@ pub struct Signal {
 /// Other spellings of the same thing, lowercase.
 const ALIASES: &[(&str, &str)] = &[("golang", "go"), ("postgres", "postgresql"), ("vs code", "vscode"), ("nvim", "neovim")];
 
+/// Words without which no preference rule of the extractor matches (see `extract/rules.rs`).
+const PREFERENCE_CUES: &[&str] = &[
+    "prefer", "love", "like", "enjoy", "hate", "stand", "avoid", "switched", "moved", "migrated", "changed", "偏好", "喜欢", "爱用", "偏爱",
+    "讨厌", "改用", "换成", "现在用", "换到", "转到", "迁移到",
+];
+
 /// Known things that are also everyday words, counted in English only when capitalised.
 const WORDS: &[&str] = &["go", "rust", "c", "r", "swift", "ruby", "dart", "arch", "zed", "cursor", "tea", "coffee", "oracle", "sublime", "julia", "windows", "mistral", "gemini"];
 
@@ -59,7 +65,10 @@ pub fn signals(text: &str) -> Vec<Signal> {
             out.push(s);
         }
     };
-    for e in extract(text) {
+    // The extractor runs some thirty rules; only a turn that may state a preference needs them.
+    let lower = text.to_lowercase();
+    let opinions = if PREFERENCE_CUES.iter().any(|c| lower.contains(c)) { extract(text) } else { Vec::new() };
+    for e in opinions {
         let (Kind::Preference, Some(link)) = (e.kind, &e.link) else { continue };
         match (link.rel.as_str(), category_of(&link.object.name)) {
             ("prefers", Some(cat)) => push(chosen(&link.object.name, cat)),
@@ -69,7 +78,11 @@ pub fn signals(text: &str) -> Vec<Signal> {
             _ => {}
         }
     }
-    for (n, re) in requests().iter().enumerate() {
+    // Nor do the request patterns, unless a word of the turn is a known thing.
+    let names_a_thing = lower
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '+' | '.' | '-')))
+        .any(|w| category_of(&canonical(w.trim_end_matches(['.', '-']))).is_some());
+    for (n, re) in requests().iter().enumerate().filter(|_| names_a_thing) {
         let chinese = n == 1;
         for caps in re.captures_iter(text) {
             for thing in caps.iter().skip(1).flatten() {
