@@ -74,6 +74,11 @@ fn asking_for_go_in_three_sessions_makes_one_pattern_verified_three_times_and_tw
     assert_eq!(of_kind(&e, &ana, Kind::Pattern, JAN + 4 * DAY).len(), 1);
     // Nothing new: learning again writes nothing.
     assert!(e.learn_patterns(&ana, JAN + 5 * DAY).expect("learn").is_empty());
+    // Deleted by the user, it is not learned again from the same turns or a new session.
+    assert!(e.forget(&ana, &p.id, JAN + 5 * DAY).expect("forget"));
+    session(&mut e, &ana, "s5", "Go again, please: use Go.", JAN + 6 * DAY);
+    assert!(e.learn_patterns(&ana, JAN + 7 * DAY).expect("learn").is_empty());
+    assert!(of_kind(&e, &ana, Kind::Pattern, JAN + 7 * DAY).is_empty());
 }
 
 #[test]
@@ -176,6 +181,10 @@ fn old_episodes_fold_into_one_per_month_within_the_budget_and_are_kept_as_its_hi
     assert!(hits.hits.iter().any(|h| h.record.text == "User lives in Lisbon"));
     // Again at once: nothing to do.
     assert!(e.compact_episodes(&ana, now + MIN).expect("compact").is_empty());
+    // A compacted episode the user deletes is not written again.
+    assert!(e.forget(&ana, &current[1].id, now + MIN).expect("forget"));
+    assert!(e.compact_episodes(&ana, now + 2 * MIN).expect("compact").is_empty());
+    assert!(e.get(&ana, &current[1].id).is_err());
     assert_eq!(month_of(JAN + 27 * DAY - 1), "2026-01");
     assert_eq!(month_of(JAN + 27 * DAY), "2026-02");
 }

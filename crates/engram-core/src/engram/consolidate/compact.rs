@@ -107,6 +107,8 @@ impl Engram {
                 months.entry(month).or_default().1.push(r.clone());
             }
         }
+        // A month whose compacted episode was deleted is left as it is.
+        months.retain(|month, _| !p.is_deleted(&compacted_id(&at, month)));
         for (month, entry) in &mut months {
             entry.0 = compacted.get(&compacted_id(&at, month)).cloned();
         }

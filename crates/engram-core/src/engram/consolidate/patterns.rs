@@ -56,7 +56,8 @@ struct Evidence {
 impl Engram {
     /// Learn patterns from the scope's user (and agent): every signal seen in at least
     /// [`super::Patterns::min_sessions`] sessions is written as a `Pattern` memory (an
-    /// upsert, id [`pattern_id`]) — written again only when its count or citations change.
+    /// upsert, id [`pattern_id`]) — written again only when its count or citations change,
+    /// never after it was deleted.
     /// Returns the ids written. [`Engram::end_session`] and the idle sweep call it.
     pub fn learn_patterns(&mut self, scope: &Scope, now: Millis) -> Result<Vec<String>> {
         let Some(settings) = self.consolidation.patterns.clone() else { return Ok(Vec::new()) };
@@ -95,6 +96,8 @@ impl Engram {
             ev.cites.extend(r.tags.iter().filter_map(|t| t.strip_prefix(CITES_PREFIX)).map(str::to_owned));
             ev.existing = Some(r.clone());
         }
+        // A pattern the user deleted is not learned again.
+        found.retain(|key, _| !p.is_deleted(&pattern_id(&at, key)));
         let mut out = Vec::new();
         for (key, ev) in found {
             let prior = ev.existing.as_ref().map_or(0, |r| r.times_seen as usize);
