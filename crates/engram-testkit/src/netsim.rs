@@ -6,14 +6,15 @@
 //! state ([`Engram::canonical_state`]).
 //!
 //! [`Sim::consolidating`] runs the same workload on replicas that also consolidate: old
-//! turns fold into summaries, and ending a session writes its episode.
+//! turns fold into summaries, ending a session writes its episode, learns patterns from a
+//! request repeated across sessions and compacts the episodes (at once: no minimum age).
 //!
 //! The origin here is the same engine plus an append-only log — what `engram-origin` keeps
 //! in MongoDB — so the simulation checks the protocol, not the server.
 
 use std::collections::VecDeque;
 
-use engram_core::engram::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded};
+use engram_core::engram::consolidate::{episode_id, Compaction, Compression, Consolidation, Episodes, Folded, Patterns};
 use engram_core::graph::{EntityRef, Relation};
 use engram_core::{Engram, Config, MemoryInput, Op, Scope, Turn};
 use rand::rngs::SmallRng;
@@ -87,6 +88,8 @@ impl Sim {
         let settings = Consolidation {
             compression: Some(Compression { threshold_tokens: 8, summary_tokens: 40, folded, ..Compression::default() }),
             episodes: Some(Episodes { budget_tokens: 40, ..Episodes::default() }),
+            patterns: Some(Patterns { min_sessions: 2 }),
+            compaction: Some(Compaction { min_age_ms: 0, budget_tokens: 60, folded }),
         };
         Self::build(seed, replicas, faults, Some(settings))
     }
@@ -198,7 +201,9 @@ impl Sim {
             55..=69 => {
                 let s = user.clone().with_session(format!("s{}", n % 3));
                 let before = e.summary(&s).ok().flatten();
-                let ok = e.append_turn(&s, Turn::user(format!("turn {n} on replica {r}")), now).is_ok();
+                // Consolidating replicas hear a repeated request too: a signal for patterns.
+                let text = if self.consolidating && n % 4 == 0 { format!("turn {n} on replica {r}: write it in Go") } else { format!("turn {n} on replica {r}") };
+                let ok = e.append_turn(&s, Turn::user(text), now).is_ok();
                 self.stats.consolidations += usize::from(e.summary(&s).ok().flatten() != before);
                 ok
             }

@@ -15,7 +15,7 @@ fn engine(consolidating: bool) -> Engram {
     let mut e = Engram::new(Config::default(), 1);
     e.set_tokenizer(tables::o200k());
     if consolidating {
-        let on = Consolidation { compression: Some(Compression { threshold_tokens: 100, ..Compression::default() }), episodes: Some(Episodes::default()) };
+        let on = Consolidation { compression: Some(Compression { threshold_tokens: 100, ..Compression::default() }), episodes: Some(Episodes::default()), ..Consolidation::default() };
         e.set_consolidation(on).expect("valid settings");
     }
     e

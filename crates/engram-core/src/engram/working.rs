@@ -219,10 +219,12 @@ impl Engram {
     /// End a session: its state goes, and memories of the `Session` sensitivity tier made
     /// in it are deleted (as ops, so every replica deletes them). Turns stay as episodes.
     /// With episodes on ([`crate::engram::consolidate::Episodes`]), an `Episode` memory
-    /// summarises the session first.
+    /// summarises the session first; then patterns are learned and old episodes compacted
+    /// when those steps are on.
     pub fn end_session(&mut self, scope: &Scope, now: Millis) -> Result<usize> {
         let session = scope.require_session()?.to_owned();
         self.write_episode(scope, now)?;
+        self.after_session(scope, now)?;
         if self.partitions.get(&scope.user_key()).is_some_and(|p| p.session(&session).is_some_and(|s| !s.state().is_empty())) {
             self.clear_session(scope, &session, now)?;
         }

@@ -116,11 +116,13 @@ impl Engram {
     }
 
     /// Write the episodes of the user's sessions idle past `session_ttl_ms` at `now` whose
-    /// episode is missing or older than their turns (the SDK calls it when idle). Returns
-    /// the ids written.
+    /// episode is missing or older than their turns (the SDK calls it when idle); then,
+    /// when any session is idle, learn patterns and compact old episodes. Returns the ids
+    /// written (episodes first).
     pub fn consolidate_idle(&mut self, scope: &Scope, now: Millis) -> Result<Vec<String>> {
         scope.validate()?;
-        if self.consolidation.episodes.is_none() {
+        let c = &self.consolidation;
+        if c.episodes.is_none() && c.patterns.is_none() && c.compaction.is_none() {
             return Ok(Vec::new());
         }
         let ttl = self.config.session_ttl_ms;
@@ -129,10 +131,14 @@ impl Engram {
             .map(|p| p.sessions().filter(|(_, s)| !s.turns().is_empty() && now.saturating_sub(s.touched_at()) >= ttl).map(|(n, _)| n.clone()).collect())
             .unwrap_or_default();
         let mut out = Vec::new();
+        let any = !idle.is_empty();
         for name in idle {
             if let Some(id) = self.write_episode(&Scope { session: Some(name), ..scope.clone() }, now)? {
                 out.push(id);
             }
+        }
+        if any {
+            out.extend(self.after_session(scope, now)?);
         }
         Ok(out)
     }

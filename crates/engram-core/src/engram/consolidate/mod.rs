@@ -1,5 +1,5 @@
 //! Consolidation: what a conversation leaves behind once it has been said (seeds 001 and
-//! 002). Two steps exist, both extractive — the core runs no LLM — and both written through
+//! 002). Four steps exist, all extractive — the core runs no LLM — and all written through
 //! the ordinary ops, so they sync, converge and are undone by forgetting like any write:
 //!
 //! - **Compression** ([`Compression`], `compress.rs`): when the turns past a session's
@@ -12,8 +12,27 @@
 //!   extractor finds in them, within a token budget — tagged `turn:<id>` with the turns it
 //!   cites (an upsert; its id is derived from the session, so replicas that consolidate the
 //!   same session write the same record).
+//! - **Learned patterns** ([`Patterns`], `patterns.rs`, `signals.rs`; seed 002's
+//!   `batch_learn`): a signal in user turns — a known thing chosen or asked for ("write it
+//!   in Go", "I prefer golang" → `programming language:go`), or another like or dislike —
+//!   seen in at least [`Patterns::min_sessions`] sessions becomes one `Pattern` memory
+//!   whose `times_seen` counts the sessions that verified it (seed 002's `times_verified`;
+//!   the record format is unchanged), tagged `signal:<key>`, `session:<hash>` per verifying
+//!   session and `turn:<id>` per cited turn. The batch buffer is derived, not stored: the
+//!   user turns still held plus the evidence the patterns already carry, so replicas with
+//!   the same records learn the same patterns; the id comes from the signal's key.
+//! - **Compaction** ([`Compaction`], `compact.rs`): episodes not rewritten for
+//!   [`Compaction::min_age_ms`] fold, per calendar month (UTC) of their session's start,
+//!   into one compacted episode (id from the month) — their lines, facts first, within a
+//!   token budget; the folded episodes are superseded by it (kept as history, out of recall)
+//!   or deleted, by [`Folded`]. Only episodes fold: keyed facts are records of their own.
 //!
-//! Both are off by default ([`Consolidation::default`]). The settings are held by the
+//! Patterns and compaction run when a session ends ([`Engram::end_session`]) or idles (the
+//! sweep [`Engram::consolidate_idle`], or the idle session's next turn), after its episode;
+//! [`Engram::learn_patterns`] and [`Engram::compact_episodes`] run them on demand. Each is
+//! a function of the stored records and `now`, and writes only what changed.
+//!
+//! All are off by default ([`Consolidation::default`]). The settings are held by the
 //! engine beside the tokenizer, not in [`crate::Config`]: they change what the next write
 //! does, not how stored data reads, and keeping them out of the snapshot leaves its format
 //! (and `tests/vectors/`) as it is. Every replica that consolidates must be given them.
@@ -33,9 +52,12 @@
 //! ```
 
 mod abstractive;
+mod compact;
 mod compress;
 mod episode;
 mod lines;
+mod patterns;
+mod signals;
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +66,10 @@ use crate::error::{Error, Result};
 use crate::model::Scope;
 
 pub use compress::Compressed;
+pub use compact::{compacted_id, month_of, Compacted, COMPACTED_TAG, FROM_PREFIX, MONTH_PREFIX};
 pub use episode::{episode_id, CITES_PREFIX, EPISODE_TAG};
+pub use patterns::{pattern_id, PATTERN_TAG, SESSION_PREFIX, SIGNAL_PREFIX};
+pub use signals::{signals, Signal};
 
 /// What consolidation does; everything off by default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -54,6 +79,44 @@ pub struct Consolidation {
     pub compression: Option<Compression>,
     /// Summarise sessions that end or idle into `Episode` memories (`None`: never).
     pub episodes: Option<Episodes>,
+    /// Learn `Pattern` memories from signals repeated across sessions (`None`: never).
+    pub patterns: Option<Patterns>,
+    /// Fold old episodes into one per month (`None`: never).
+    pub compaction: Option<Compaction>,
+}
+
+/// When a signal repeated across sessions becomes a `Pattern` memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Patterns {
+    /// Distinct sessions a signal must be seen in (seed 002 learns from repetition; 3 by
+    /// default: asked for Go in three sessions is a pattern, in two is not yet).
+    pub min_sessions: usize,
+}
+
+impl Default for Patterns {
+    fn default() -> Self {
+        Patterns { min_sessions: 3 }
+    }
+}
+
+/// When and how old episodes fold into one per calendar month.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Compaction {
+    /// An episode not rewritten for this long (milliseconds) folds; 30 days by default.
+    pub min_age_ms: i64,
+    /// The compacted episode's budget, in tokens.
+    pub budget_tokens: usize,
+    /// What becomes of the folded episodes: kept as the compacted one's history
+    /// (superseded, out of recall) or deleted.
+    pub folded: Folded,
+}
+
+impl Default for Compaction {
+    fn default() -> Self {
+        Compaction { min_age_ms: 30 * 86_400_000, budget_tokens: 400, folded: Folded::Keep }
+    }
 }
 
 /// When and how old turns fold into a session's rolling summary.
@@ -130,6 +193,20 @@ impl Consolidation {
                 return Err(Error::invalid("episodes.minImportance", format!("{} is outside [0, 1]", ep.min_importance)));
             }
         }
+        if let Some(p) = &self.patterns {
+            if p.min_sessions < 2 {
+                return Err(Error::invalid("patterns.minSessions", "must be at least 2: a pattern is repeated across sessions"));
+            }
+            crate::model::limits::check_at_most("patterns.minSessions", p.min_sessions, crate::model::limits::MAX_K)?;
+        }
+        if let Some(c) = &self.compaction {
+            if c.min_age_ms < 0 {
+                return Err(Error::invalid("compaction.minAgeMs", "must not be negative"));
+            }
+            if c.budget_tokens < 8 {
+                return Err(Error::invalid("compaction.budgetTokens", "must be at least 8"));
+            }
+        }
         Ok(())
     }
 }
@@ -152,7 +229,7 @@ impl Engram {
     /// Before turns join a session: one idle past its TTL is summarised first, so its
     /// episode holds what was said before the pause.
     pub(crate) fn before_turns(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<()> {
-        if self.consolidation.episodes.is_none() {
+        if self.consolidation.episodes.is_none() && self.consolidation.patterns.is_none() && self.consolidation.compaction.is_none() {
             return Ok(());
         }
         let ttl = self.config.session_ttl_ms;
@@ -161,7 +238,16 @@ impl Engram {
         });
         if idle {
             self.write_episode(at, now)?;
+            self.after_session(at, now)?;
         }
         Ok(())
+    }
+
+    /// Once a session has ended or idled (its episode written): learn patterns, then
+    /// compact old episodes. Returns the ids written.
+    pub(crate) fn after_session(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<Vec<String>> {
+        let mut out = self.learn_patterns(at, now)?;
+        out.extend(self.compact_episodes(at, now)?.into_iter().map(|c| c.id));
+        Ok(out)
     }
 }

@@ -168,6 +168,11 @@ impl Partition {
         t
     }
 
+    /// True when `id` was deleted (its tombstone is held).
+    pub fn is_deleted(&self, id: &str) -> bool {
+        self.tombstones.contains_key(id)
+    }
+
     /// Put back what a snapshot holds beside the records: sessions, tombstones, graph.
     pub fn restore(&mut self, sessions: Vec<(String, Session)>, tombstones: Vec<(String, Stamp)>, graph: Graph) {
         self.sessions = sessions.into_iter().collect();
