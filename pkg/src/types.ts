@@ -231,6 +231,34 @@ export interface Document {
   updatedAt: number;
 }
 
+/** A procedure the operator writes for the whole tenant (`engram.procedures.put`). */
+export interface ProcedureInput {
+  /** Your id for it; putting the same id again makes a new version. */
+  id: string;
+  /** A short name, one line. */
+  name: string;
+  /** What the agent should do. */
+  text: string;
+  /** When it applies, one line (searched with the name and text). */
+  when?: string;
+  tags?: string[];
+}
+
+/** A stored version of a procedure. */
+export interface Procedure {
+  id: string;
+  name: string;
+  text: string;
+  when: string;
+  tags: string[];
+  /** The record id of this version. */
+  version: string;
+  /** False for a version a newer one replaced (in `procedures.history`). */
+  current: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
 /** One chunk found by `engram.documents.search`: where it sits, never the whole document. */
 export interface ChunkHit {
   chunk: string;

@@ -13,6 +13,7 @@ mod frames;
 mod handle;
 mod knowledge;
 mod opaque;
+mod procedures;
 mod tokens;
 mod write;
 

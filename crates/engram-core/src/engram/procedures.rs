@@ -27,7 +27,7 @@
 //! assert!(ctx.text.starts_with("<agent-instructions>\n- \"Refunds\": \"Offer a refund"));
 //! ```
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engram::partition::Partition;
 use crate::engram::render::quote;
@@ -46,7 +46,8 @@ pub const MAX_WHEN: usize = 1000;
 const KEY_SUBJECT: &str = "procedure";
 
 /// A procedure to add or replace, as the operator writes it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ProcedureInput {
     /// The operator's id for it; putting the same id again makes a new version.
     pub id: String,
