@@ -8,7 +8,7 @@
 export type Kind = "message" | "fact" | "preference" | "event" | "episode" | "instruction" | "task" | "pattern" | "summary" | "chunk" | "document";
 /** Which layer a memory lives in. */
 export type Layer = "working" | "episodic" | "semantic" | "archival" | "procedural";
-/** Who produced a memory. Only `system` instructions are rendered as instructions. */
+/** Who produced a memory. No memory renders as an instruction, whatever its source: only the tenant's procedures (`engram.procedures`) do. */
 export type Source = "system" | "user" | "assistant" | "tool" | "rule-extracted" | "llm-extracted";
 /** Privacy tier. */
 export type Sensitivity = "public" | "session" | "personal";
