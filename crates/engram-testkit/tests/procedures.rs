@@ -201,6 +201,34 @@ fn two_replicas_converge_on_procedures_through_ops_and_a_deleted_one_goes_everyw
 }
 
 #[test]
+fn a_delete_beats_an_older_concurrent_edit_and_loses_to_a_newer_one_on_every_replica() {
+    for edit_after_delete in [false, true] {
+        let mut a = Engram::new(Config::default(), 1);
+        let mut b = Engram::new(Config::default(), 2);
+        a.put_procedure("acme", refunds(), T0).expect("put");
+        sync(&mut a, &mut b);
+        // Unsynced: b deletes at T0 + 30 while a edits at T0 + 10 (or T0 + 40).
+        b.delete_procedure("acme", "refunds", T0 + 30).expect("delete");
+        let at = if edit_after_delete { T0 + 40 } else { T0 + 10 };
+        a.put_procedure("acme", ProcedureInput { text: "Refunds within 5 days.".into(), ..refunds() }, at).expect("edit");
+        sync(&mut a, &mut b);
+        sync(&mut b, &mut a);
+        for (name, e) in [("a", &a), ("b", &b)] {
+            let got = e.get_procedure("acme", "refunds").map(|p| p.text);
+            if edit_after_delete {
+                assert_eq!(got.as_deref(), Ok("Refunds within 5 days."), "{name}: the edit after the delete is a new procedure");
+            } else {
+                assert_eq!(got.map_err(|e| e.code()), Err("NOT_FOUND"), "{name}: the older edit stays deleted");
+                assert!(e.procedures("acme").expect("list").is_empty(), "{name}");
+                let ctx = e.build_context(&Scope::user("acme", "alice"), &ContextRequest::new("refund", 300), T0 + 50).expect("ctx");
+                assert!(!ctx.text.contains("Refunds within"), "{name}: {}", ctx.text);
+            }
+        }
+        assert_eq!(a.canonical_state().expect("a"), b.canonical_state().expect("b"));
+    }
+}
+
+#[test]
 fn forgetting_a_user_never_touches_the_tenants_procedures() {
     let mut e = Engram::new(Config::default(), 1);
     let alice = Scope::user("acme", "alice");

@@ -17,7 +17,9 @@
 //! system) under the fact key `procedure`/`<id>`; a new version closes the current ones
 //! (`valid_to`, `superseded_by`), leaving the audit trail keyed facts have. Two replicas
 //! that change a procedure concurrently both keep their version current; the newer stamp
-//! is the one read. Deleting a procedure tombstones every version this replica holds.
+//! is the one read. Deleting a procedure tombstones every version this replica holds and
+//! the procedure's own id (`p/<id>`): a version made before the delete on a replica that
+//! had not seen it is not read when it arrives; one made after it is (a new procedure).
 //!
 //! ```
 //! use engram_core::{engram::procedures::ProcedureInput, Config, ContextRequest, Engram, Scope};
@@ -117,7 +119,7 @@ impl Engram {
         }
         let stamp = self.next_stamp(now);
         let rid = format!("p/{}/{}", input.id, id_from_stamp(stamp));
-        let created = self.partitions.get(&user).and_then(|p| p.with_key(&key).iter().filter_map(|&s| p.at(s)).map(|r| r.created_at).min()).unwrap_or(now);
+        let created = self.partitions.get(&user).and_then(|p| versions(p, &key).into_iter().filter_map(|s| p.at(s)).map(|r| r.created_at).min()).unwrap_or(now);
         let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));
         for &slot in &current {
             part.update(slot, |r| {
@@ -146,10 +148,13 @@ impl Engram {
         let Some(p) = self.partitions.get(&user) else { return Ok(false) };
         let key = procedure_key(id);
         let existed = !current_versions(p, &key).is_empty();
-        let ids: Vec<String> = p.with_key(&key).iter().filter_map(|&s| p.at(s)).map(|r| r.id.clone()).collect();
+        let mut ids: Vec<String> = p.with_key(&key).iter().filter_map(|&s| p.at(s)).map(|r| r.id.clone()).collect();
         if ids.is_empty() {
             return Ok(false);
         }
+        // The procedure's own tombstone: a version older than it, made on a replica that had
+        // not seen the delete, arrives later and is still not read (see `current_versions`).
+        ids.push(deleted_marker(id));
         let stamp = self.next_stamp(now);
         for id in ids {
             let op = Op { user: user.clone(), stamp, body: OpBody::Delete { id } };
@@ -170,7 +175,7 @@ impl Engram {
     pub fn procedure_history(&self, tenant: &str, id: &str) -> Result<Vec<Procedure>> {
         Scope::procedures(tenant).validate_partition()?;
         let Some(p) = self.partitions.get(&UserKey::procedures(tenant)) else { return Ok(Vec::new()) };
-        let mut recs: Vec<&Record> = p.with_key(&procedure_key(id)).iter().filter_map(|&s| p.at(s)).collect();
+        let mut recs: Vec<&Record> = versions(p, &procedure_key(id)).into_iter().filter_map(|s| p.at(s)).collect();
         recs.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
         let mut out: Vec<Procedure> = recs.into_iter().map(procedure).collect::<Result<_>>()?;
         // Of concurrent versions in force, only the one read is current.
@@ -230,8 +235,20 @@ fn procedure_key(id: &str) -> FactKey {
     FactKey { subject: KEY_SUBJECT.to_owned(), attribute: id.to_owned() }
 }
 
+/// The id whose tombstone says when procedure `id` was deleted.
+fn deleted_marker(id: &str) -> String {
+    format!("p/{id}")
+}
+
+/// The versions of `key` a delete has not removed (those made before the procedure's last
+/// delete are out, wherever they were made).
+fn versions(p: &Partition, key: &FactKey) -> Vec<u32> {
+    let deleted = p.tombstone(&deleted_marker(&key.attribute));
+    p.with_key(key).iter().copied().filter(|&s| p.at(s).is_some_and(|r| deleted.is_none_or(|d| r.stamp > d))).collect()
+}
+
 fn current_versions(p: &Partition, key: &FactKey) -> Vec<u32> {
-    p.with_key(key).iter().copied().filter(|&s| p.at(s).is_some_and(Record::is_current)).collect()
+    versions(p, key).into_iter().filter(|&s| p.at(s).is_some_and(Record::is_current)).collect()
 }
 
 /// Of versions in force, the one read: the newest stamp.
