@@ -21,6 +21,7 @@ import { Learner, type LearnReport } from "./learn.js";
 import { EngramInputError } from "./errors.js";
 import { Episodes } from "./consolidate.js";
 import { Documents } from "./documents.js";
+import { Procedures } from "./procedures.js";
 import { Knowledge } from "./knowledge.js";
 import { Lifetime, type Listener } from "./lifetime.js";
 import type { ContextOptions, OpenOptions, RecallOptions } from "./options.js";
@@ -50,6 +51,8 @@ export class Engram {
   private readonly syncClient: SyncClient | undefined;
   /** Archival documents: put, get, list, delete, and search of their chunks. */
   readonly documents: Documents;
+  /** The tenant's procedures (the operator's instructions): put, get, list, history, delete. */
+  readonly procedures: Procedures;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -77,6 +80,7 @@ export class Engram {
     this.writer = new Writer(this.life, this.vectors, scope, opts.embedTurns ?? true);
     this.knowledge = new Knowledge(this.life, scope);
     this.documents = new Documents(this.life, this.vectors, scope);
+    this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
     this.learner = new Learner(this.writer.learnerHooks());
     this.episodes = new Episodes(this.life, scope, this.learner, opts.extractor);
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
@@ -214,7 +218,7 @@ export class Engram {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
-    const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null, archivalK: opts.archivalK ?? 4, archivalShare: opts.archivalShare ?? 0.3 };
+    const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null, archivalK: opts.archivalK ?? 4, archivalShare: opts.archivalShare ?? 0.3, procedureLimit: opts.procedureLimit ?? 8 };
     await this.life.ready();
     return this.life.call(() => this.life.handle.buildContext(scope, req, vector, this.life.now()) as Context);
   }

@@ -129,11 +129,13 @@ export interface ContextOptions {
   archivalK?: number;
   /** The share of `budget` document chunks may take at most (default 0.3). */
   archivalShare?: number;
+  /** The tenant's procedures rendered as instructions at most (default 8): all of them when there are this many or fewer, else the best matches of the query by words. */
+  procedureLimit?: number;
 }
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document" | "episode";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document" | "episode" | "procedure";
   ids: string[];
 }
 

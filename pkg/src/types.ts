@@ -8,7 +8,7 @@
 export type Kind = "message" | "fact" | "preference" | "event" | "episode" | "instruction" | "task" | "pattern" | "summary" | "chunk" | "document";
 /** Which layer a memory lives in. */
 export type Layer = "working" | "episodic" | "semantic" | "archival" | "procedural";
-/** Who produced a memory. Only `system` instructions are rendered as instructions. */
+/** Who produced a memory. No memory renders as an instruction, whatever its source: only the tenant's procedures (`engram.procedures`) do. */
 export type Source = "system" | "user" | "assistant" | "tool" | "rule-extracted" | "llm-extracted";
 /** Privacy tier. */
 export type Sensitivity = "public" | "session" | "personal";
@@ -227,6 +227,34 @@ export interface Document {
   metadata: unknown;
   /** The ids of its chunks, in order. */
   chunks: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A procedure the operator writes for the whole tenant (`engram.procedures.put`). */
+export interface ProcedureInput {
+  /** Your id for it; putting the same id again makes a new version. */
+  id: string;
+  /** A short name, one line. */
+  name: string;
+  /** What the agent should do. */
+  text: string;
+  /** When it applies, one line (searched with the name and text). */
+  when?: string;
+  tags?: string[];
+}
+
+/** A stored version of a procedure. */
+export interface Procedure {
+  id: string;
+  name: string;
+  text: string;
+  when: string;
+  tags: string[];
+  /** The record id of this version. */
+  version: string;
+  /** False for a version a newer one replaced (in `procedures.history`). */
+  current: boolean;
   createdAt: number;
   updatedAt: number;
 }

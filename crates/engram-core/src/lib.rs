@@ -59,6 +59,7 @@ pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
 pub use decay::Decay;
 pub use engram::resolution::{reliability, ConflictPolicy, Resolution};
 pub use engram::context::{Context, ContextRequest};
+pub use engram::procedures::{Procedure, ProcedureInput};
 pub use engram::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
 pub use engram::sync::Applied;
 pub use ops::{Op, OpBody};
@@ -67,7 +68,7 @@ pub use engram::working::Turn;
 pub use engram::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
-pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome};
+pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome, PROCEDURES_USER};
 pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
 pub use vector::Precision;
 

@@ -46,12 +46,15 @@ impl Op {
     /// (or a forged client) made cannot be stored where another replica would refuse it.
     pub fn validate(&self) -> Result<()> {
         use crate::model::limits::*;
-        Scope::user(self.user.tenant.clone(), self.user.user.clone()).validate()?;
+        Scope::user(self.user.tenant.clone(), self.user.user.clone()).validate_partition()?;
+        if self.user.is_procedures() {
+            crate::engram::procedures::check_op(&self.body)?;
+        }
         let session = |s: &str| check_id("session", s, MAX_SCOPE_ID);
         let entity = |e: &EntityRef| check_label("entity.name", &e.name, MAX_LABEL).and_then(|_| check_label("entity.kind", &e.kind, MAX_LABEL));
         match &self.body {
             OpBody::Upsert(r) => {
-                r.scope.validate()?;
+                r.scope.validate_partition()?;
                 if r.scope.user_key() != self.user {
                     return Err(Error::invalid("op", "record scope does not match the op's user"));
                 }

@@ -88,7 +88,7 @@ impl Auth {
             return Err(bad("token expired"));
         }
         let user = UserKey { tenant: c.tenant, user: c.sub };
-        engram_core::Scope::user(user.tenant.clone(), user.user.clone()).validate().map_err(|e| ApiError::Unauthorized(format!("token names an invalid user: {e}")))?;
+        engram_core::Scope::user(user.tenant.clone(), user.user.clone()).validate_partition().map_err(|e| ApiError::Unauthorized(format!("token names an invalid user: {e}")))?;
         Ok(user)
     }
 }

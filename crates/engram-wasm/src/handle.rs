@@ -114,12 +114,13 @@ impl EngramHandle {
 
     /// Encoded op batches (of at most `opsPerBatch` ops, default 256 — a few hundred KB
     /// with vectors) that rebuild this engine's whole state elsewhere (idempotent): what a
-    /// store with history pushes the first time it syncs.
+    /// store with history pushes the first time it syncs. Users' partitions only: the
+    /// tenant's procedures never leave through a user's sync.
     #[wasm_bindgen(js_name = stateOps, unchecked_return_type = "Uint8Array[]")]
     pub fn state_ops(&self, ops_per_batch: Option<u32>) -> Result<js_sys::Array, JsValue> {
         let per = ops_per_batch.unwrap_or(256).max(1) as usize;
         let out = js_sys::Array::new();
-        for batch in self.inner.state_ops().chunks(per) {
+        for batch in self.inner.user_state_ops().chunks(per) {
             out.push(&js_sys::Uint8Array::from(encode_ops(batch).map_err(to_js)?.as_slice()));
         }
         Ok(out)

@@ -14,6 +14,7 @@ mod frames;
 mod handle;
 mod knowledge;
 mod opaque;
+mod procedures;
 mod tokens;
 mod write;
 

@@ -1,5 +1,5 @@
 //! Context assembly: what goes into the prompt, in priority order, under an exact token
-//! budget — agent instructions, the user's profile facts, recalled memories, chunks of
+//! budget — agent instructions (the tenant's procedures, see `procedures`), the user's profile facts, recalled memories, chunks of
 //! the user's documents (within their own share of the budget), the rolling summary, the
 //! key events compression kept (see `consolidate`), then the most recent turns (newest
 //! first when space runs out). Everything that came from memory sits inside one untrusted
@@ -8,11 +8,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engram::recall::{RecallQuery, RouteName};
+use crate::engram::procedures::instruction_line;
 use crate::engram::render::{date, quote, CLOSE, OPEN, PREAMBLE};
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
-use crate::model::{Kind, Layer, Record, Scope, Source};
+use crate::model::{Kind, Record, Scope};
 
 /// What to build a context for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,6 +34,9 @@ pub struct ContextRequest {
     pub archival_k: usize,
     /// The share of `budget` document chunks may take at most, in [0, 1].
     pub archival_share: f32,
+    /// The tenant's procedures to render as instructions at most: all of them when there
+    /// are this many or fewer, else the best matches of `query` by words.
+    pub procedure_limit: usize,
 }
 
 impl Default for ContextRequest {
@@ -44,7 +48,7 @@ impl Default for ContextRequest {
 impl ContextRequest {
     /// A request for `query` under `budget` tokens.
     pub fn new(query: impl Into<String>, budget: usize) -> Self {
-        ContextRequest { query: query.into(), embedding: None, budget, k: 8, recent_turns: None, profile_limit: 12, archival_k: 4, archival_share: 0.3 }
+        ContextRequest { query: query.into(), embedding: None, budget, k: 8, recent_turns: None, profile_limit: 12, archival_k: 4, archival_share: 0.3, procedure_limit: 8 }
     }
 }
 
@@ -99,17 +103,10 @@ impl Engram {
 
         let mut items: Vec<Item> = Vec::new();
         let p = self.partition(scope)?;
-        let mut instr: Vec<&Record> = p
-            .map(|p| {
-                p.slots_where(|m| m.layer == Layer::Procedural && m.live(now))
-                    .filter_map(|s| p.at(s))
-                    .filter(|r| r.source == Source::System)
-                    .collect()
-            })
-            .unwrap_or_default();
-        instr.sort_by(|a, b| b.importance.total_cmp(&a.importance).then(a.created_at.cmp(&b.created_at)));
-        for r in instr {
-            items.push(Item { section: Section::Instructions, id: r.id.clone(), line: format!("- {}", quote(&r.text)), order: 0 });
+        // Instructions come from the tenant's procedures partition only (see `procedures`):
+        // nothing of the user's partition, whatever its kind or source, renders as one.
+        for r in self.relevant_procedures(&scope.tenant, &req.query, req.procedure_limit) {
+            items.push(Item { section: Section::Instructions, id: r.id.clone(), line: instruction_line(r), order: 0 });
         }
         let recalled: std::collections::HashSet<&str> = recall.hits.iter().map(|h| h.record.id.as_str()).collect();
         // Profile facts: the current version under each fact key.

@@ -19,6 +19,7 @@ pub mod cues;
 pub mod context;
 pub mod partition;
 pub mod prepare;
+pub mod procedures;
 pub mod recall;
 pub mod relations;
 pub mod resolution;

@@ -106,6 +106,15 @@ impl Engram {
         ops
     }
 
+    /// [`Engram::state_ops`] of the users' partitions only: what a user's store seeds its
+    /// sync with. Tenants' procedures are the operator's and never leave through a user's
+    /// sync (the origin refuses them from a user's token).
+    pub fn user_state_ops(&self) -> Vec<Op> {
+        let mut ops = self.state_ops();
+        ops.retain(|op| !op.user.is_procedures());
+        ops
+    }
+
     /// Apply ops from another replica (or replay this replica's log). Idempotent.
     pub fn apply_ops(&mut self, ops: Vec<Op>) -> Result<Vec<Applied>> {
         ops.into_iter().map(|op| self.apply(op)).collect()

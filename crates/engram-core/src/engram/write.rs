@@ -8,7 +8,7 @@ use crate::ops::{Op, OpBody};
 use crate::engram::{id_from_stamp, EmbedderInfo, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
-use crate::model::{Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
+use crate::model::{Kind, Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
 use crate::pii::{scrub, PiiKind, Sealed, Scrubbed};
 use crate::text::{content_hash, normalize, same_substance};
 
@@ -195,6 +195,10 @@ impl Engram {
             }
         }
         check_tags(&input.tags)?;
+        if input.kind == Kind::Instruction || input.layer == Some(Layer::Procedural) {
+            // Procedural memory is the operator's, in its own partition: never a user's memory.
+            return Err(Error::invalid("kind", "instructions are the operator's procedures: write them with put_procedure, not into a user's memory"));
+        }
         if let Some(t) = input.observed_at {
             if t > now {
                 return Err(Error::invalid("observed_at", "must not be in the future"));

@@ -20,7 +20,8 @@ pub enum Kind {
     Event,
     /// A summary of a past interaction.
     Episode,
-    /// Procedural memory: how the agent should behave. Kept apart from user memory.
+    /// Procedural memory: how the agent should behave. Only procedures, in a tenant's own
+    /// partition, have it ([`crate::engram::procedures`]); user writes refuse it.
     Instruction,
     /// Progress on a long-running task.
     Task,
@@ -95,8 +96,8 @@ impl Layer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
-    /// The developer or operator (procedural memory). The only source whose
-    /// instructions are rendered as instructions.
+    /// The developer or operator. Procedures (see [`crate::engram::procedures`]) carry it;
+    /// a user's memory with it is still data, never an instruction.
     System,
     User,
     Assistant,

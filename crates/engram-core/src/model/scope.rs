@@ -7,11 +7,27 @@ use crate::error::{Error, Result};
 /// The longest tenant, user, agent or session id accepted.
 pub const MAX_ID_LEN: usize = crate::model::limits::MAX_SCOPE_ID;
 
+/// The user id of a tenant's procedures partition (see [`crate::engram::procedures`]):
+/// reserved, so no user's scope can name it and no user write path can reach it.
+pub const PROCEDURES_USER: &str = "~procedures";
+
 /// The partition key: every read and write names exactly one of these.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct UserKey {
     pub tenant: String,
     pub user: String,
+}
+
+impl UserKey {
+    /// The partition of `tenant`'s operator-written procedures.
+    pub fn procedures(tenant: impl Into<String>) -> Self {
+        UserKey { tenant: tenant.into(), user: PROCEDURES_USER.to_owned() }
+    }
+
+    /// True for a tenant's procedures partition (not a user's).
+    pub fn is_procedures(&self) -> bool {
+        self.user == PROCEDURES_USER
+    }
 }
 
 /// Where a memory lives: a user of a tenant, optionally narrowed to an agent and a session.
@@ -47,8 +63,24 @@ impl Scope {
         UserKey { tenant: self.tenant.clone(), user: self.user.clone() }
     }
 
-    /// Refuse empty or oversized ids, and control characters in them.
+    /// The scope of `tenant`'s procedures partition. Only the procedure API and sync use it:
+    /// [`Scope::validate`] refuses it, so `remember`, `recall`, `forget_user`… cannot.
+    pub fn procedures(tenant: impl Into<String>) -> Self {
+        Scope::user(tenant, PROCEDURES_USER)
+    }
+
+    /// Refuse empty or oversized ids, control characters in them, and the reserved user id
+    /// of a tenant's procedures ([`PROCEDURES_USER`]): a user's scope never names it.
     pub fn validate(&self) -> Result<()> {
+        if self.user == PROCEDURES_USER {
+            return Err(Error::invalid("scope.user", format!("{PROCEDURES_USER:?} is reserved for the tenant's procedures (put_procedure, procedures)")));
+        }
+        self.validate_partition()
+    }
+
+    /// [`Scope::validate`] without refusing the procedures partition: for ops and tokens,
+    /// which may name it (an operator's replica syncs it).
+    pub fn validate_partition(&self) -> Result<()> {
         check_id("scope.tenant", &self.tenant)?;
         check_id("scope.user", &self.user)?;
         if let Some(a) = &self.agent {

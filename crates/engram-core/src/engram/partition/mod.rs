@@ -161,6 +161,11 @@ impl Partition {
         self.sessions.entry(name).or_default()
     }
 
+    /// The stamp of the delete of `id`, if it was deleted.
+    pub fn tombstone(&self, id: &str) -> Option<Stamp> {
+        self.tombstones.get(id).copied()
+    }
+
     /// Deleted ids with the stamp of their delete, sorted by id.
     pub fn tombstones(&self) -> Vec<(&String, &Stamp)> {
         let mut t: Vec<(&String, &Stamp)> = self.tombstones.iter().collect();
