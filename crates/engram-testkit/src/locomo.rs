@@ -193,6 +193,11 @@ pub struct Run {
     /// Evidence turns missed from the top 10, and those of them that share no index term
     /// with their question (as in `unmatched_evidence`).
     pub missed_evidence: (usize, usize),
+    /// Ceilings of words alone, summed over questions like recall: the share of a
+    /// question's evidence turns that share an index term with it, and the share that do
+    /// or have a turn within two of them in their session that does (what the spread over
+    /// neighbours can reach).
+    pub word_ceiling: (f64, f64),
     /// Per question whose evidence is not all in the top 10: the question, the turns
     /// missed and the first three recalled (for tuning; `locomo-eval --misses`).
     pub misses: Vec<String>,
@@ -254,6 +259,14 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
             let asked: Vec<String> = engram_core::lexical::terms::index_terms(&q.question).into_iter().filter(|t| !names.contains(t)).collect();
             run.unmatched_evidence.1 += q.evidence.len();
             let unmatched = |e: &String| !said_terms(e).iter().any(|t| asked.contains(t));
+            let near_match = |e: &String| {
+                let Some(i) = s.turns.iter().position(|t| &t.dia_id == e) else { return false };
+                let session = s.turns[i].session;
+                (i.saturating_sub(2)..(i + 3).min(s.turns.len())).any(|j| s.turns[j].session == session && !unmatched(&s.turns[j].dia_id))
+            };
+            let share = |f: &dyn Fn(&String) -> bool| q.evidence.iter().filter(|e| f(e)).count() as f64 / q.evidence.len() as f64;
+            run.word_ceiling.0 += share(&|e| !unmatched(e));
+            run.word_ceiling.1 += share(&near_match);
             run.unmatched_evidence.0 += q.evidence.iter().filter(|e| unmatched(e)).count();
             run.missed_evidence.0 += missed.len();
             run.missed_evidence.1 += missed.iter().filter(|e| unmatched(e)).count();
