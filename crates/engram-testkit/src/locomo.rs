@@ -190,6 +190,21 @@ pub struct Run {
     /// The same measures per question category (1 multi-hop, 2 temporal, 3 open-domain,
     /// 4 single-hop).
     pub by_category: std::collections::BTreeMap<u32, Measures>,
+    /// The same measures per conversation (by sample id), to see whether a change holds
+    /// on each one rather than on their sum.
+    pub by_sample: Vec<(String, Measures)>,
+    /// Evidence turns that share no index term (stemmed, stop words and the speakers'
+    /// names dropped) with their question, and all evidence turns: what the question's
+    /// own words cannot find.
+    pub unmatched_evidence: (usize, usize),
+    /// Evidence turns missed from the top 10, and those of them that share no index term
+    /// with their question (as in `unmatched_evidence`).
+    pub missed_evidence: (usize, usize),
+    /// Ceilings of words alone, summed over questions like recall: the share of a
+    /// question's evidence turns that share an index term with it, and the share that do
+    /// or have a turn within two of them in their session that does (what the spread over
+    /// neighbours can reach).
+    pub word_ceiling: (f64, f64),
     /// Per question whose evidence is not all in the top 10: the question, the turns
     /// missed and the first three recalled (for tuning; `locomo-eval --misses`).
     pub misses: Vec<String>,
@@ -208,6 +223,7 @@ impl Run {
 pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>, same_moment: bool) -> Run {
     let mut run = Run::default();
     for s in samples {
+        let mut per_sample = Measures::default();
         let mut mem = Engram::new(config.clone(), 1);
         let scope = Scope::user("locomo", &s.id);
         let mut turns_of: HashMap<String, Vec<String>> = HashMap::new();
@@ -244,9 +260,28 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
                 lines.extend(ranked[2].iter().take(3).map(|ids| format!("  got {}  {}", ids.join(","), ids.first().map_or(String::new(), |i| said(i)))));
                 run.misses.push(lines.join("\n"));
             }
+            // The speakers' names are left out on both sides: every line carries one.
+            let said_terms = |id: &str| s.turns.iter().find(|t| t.dia_id == id).map_or(Vec::new(), |t| engram_core::lexical::terms::index_terms(&t.text));
+            let names: Vec<String> = s.turns.iter().flat_map(|t| engram_core::lexical::terms::index_terms(&t.speaker)).collect();
+            let asked: Vec<String> = engram_core::lexical::terms::index_terms(&q.question).into_iter().filter(|t| !names.contains(t)).collect();
+            run.unmatched_evidence.1 += q.evidence.len();
+            let unmatched = |e: &String| !said_terms(e).iter().any(|t| asked.contains(t));
+            let near_match = |e: &String| {
+                let Some(i) = s.turns.iter().position(|t| &t.dia_id == e) else { return false };
+                let session = s.turns[i].session;
+                (i.saturating_sub(2)..(i + 3).min(s.turns.len())).any(|j| s.turns[j].session == session && !unmatched(&s.turns[j].dia_id))
+            };
+            let share = |f: &dyn Fn(&String) -> bool| q.evidence.iter().filter(|e| f(e)).count() as f64 / q.evidence.len() as f64;
+            run.word_ceiling.0 += share(&|e| !unmatched(e));
+            run.word_ceiling.1 += share(&near_match);
+            run.unmatched_evidence.0 += q.evidence.iter().filter(|e| unmatched(e)).count();
+            run.missed_evidence.0 += missed.len();
+            run.missed_evidence.1 += missed.iter().filter(|e| unmatched(e)).count();
             run.measures.add(&q.evidence, &ranked);
+            per_sample.add(&q.evidence, &ranked);
             run.by_category.entry(q.category).or_default().add(&q.evidence, &ranked);
         }
+        run.by_sample.push((s.id.clone(), per_sample));
     }
     run.latencies.sort_by(f64::total_cmp);
     run

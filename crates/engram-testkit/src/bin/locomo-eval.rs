@@ -58,6 +58,15 @@ fn main() {
             let name = ["", "multi-hop", "temporal", "open-domain", "single-hop"].get(*c as usize).copied().unwrap_or("other");
             show(&format!("  category {c} {name} ({})", m.questions), m);
         }
+        for (id, m) in &run.by_sample {
+            show(&format!("  conversation {id} ({})", m.questions), m);
+        }
+        let (unmatched, all) = run.unmatched_evidence;
+        println!("  {:<34} {unmatched} of {all} evidence turns share no index term with their question", "");
+        let (own, near) = run.word_ceiling;
+        println!("  {:<34} ceiling of words: recall {:.3} with the question's own terms, {:.3} with them or a ±2 neighbour's", "", run.measures.mean(own), run.measures.mean(near));
+        let (missed, missed_unmatched) = run.missed_evidence;
+        println!("  {:<34} {missed} evidence turns missed from the top 10, {missed_unmatched} of them share no index term with their question", "");
         println!("  {:<34} recall p50 {:.3} ms, p95 {:.3} ms (native, k = 10); {} without hits, {} turns merged", "", run.latency(0.5), run.latency(0.95), run.empty, run.merged);
     }
     if args.iter().any(|a| a == "--consolidation") {
