@@ -84,7 +84,7 @@ impl Sim {
     /// tokens (folded turns kept on even seeds, removed on odd ones) and episodes; one turn
     /// write in five ends its session instead.
     pub fn consolidating(seed: u64, replicas: usize, faults: Faults) -> Self {
-        let folded = if seed % 2 == 0 { Folded::Keep } else { Folded::Remove };
+        let folded = if seed.is_multiple_of(2) { Folded::Keep } else { Folded::Remove };
         let settings = Consolidation {
             compression: Some(Compression { threshold_tokens: 8, summary_tokens: 40, folded, ..Compression::default() }),
             episodes: Some(Episodes { budget_tokens: 40, ..Episodes::default() }),

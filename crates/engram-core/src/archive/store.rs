@@ -15,7 +15,7 @@ use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::{Millis, Stamp};
 use crate::model::limits::{check_at_most, check_id, check_tags, check_text};
-use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::model::{Kind, Record, Scope, Sensitivity};
 use crate::ops::{Op, OpBody};
 use crate::pii::{Sealed, Scrubbed};
 use crate::text::content_hash;
@@ -224,29 +224,5 @@ fn document(rec: &Record) -> Result<Document> {
 
 #[allow(clippy::too_many_arguments)]
 fn record(scope: &Scope, id: String, kind: Kind, text: String, tags: Vec<String>, stamp: Stamp, created: Millis, now: Millis) -> Record {
-    Record {
-        id,
-        scope: scope.clone(),
-        kind,
-        layer: Layer::Archival,
-        text,
-        key: None,
-        embedding: None,
-        importance: 0.5,
-        confidence: 1.0,
-        source: Source::User,
-        tags,
-        created_at: created,
-        updated_at: now,
-        last_accessed_at: now,
-        times_seen: 1,
-        valid_from: created,
-        valid_to: None,
-        superseded_by: None,
-        expires_at: None,
-        sensitivity: Sensitivity::Personal,
-        pending_review: false,
-        sealed: Vec::new(),
-        stamp,
-    }
+    Record { tags, created_at: created, valid_from: created, ..Record::fresh(id, scope.clone(), kind, text, stamp, now) }
 }

@@ -295,29 +295,5 @@ fn procedure(r: &Record) -> Result<Procedure> {
 
 #[allow(clippy::too_many_arguments)]
 fn version_record(scope: Scope, id: String, key: FactKey, text: String, tags: Vec<String>, stamp: Stamp, created: Millis, now: Millis) -> Record {
-    Record {
-        id,
-        scope,
-        kind: Kind::Instruction,
-        layer: Layer::Procedural,
-        text,
-        key: Some(key),
-        embedding: None,
-        importance: 0.5,
-        confidence: 1.0,
-        source: Source::System,
-        tags,
-        created_at: created,
-        updated_at: now,
-        last_accessed_at: now,
-        times_seen: 1,
-        valid_from: now,
-        valid_to: None,
-        superseded_by: None,
-        expires_at: None,
-        sensitivity: Sensitivity::Public,
-        pending_review: false,
-        sealed: Vec::new(),
-        stamp,
-    }
+    Record { key: Some(key), source: Source::System, tags, created_at: created, sensitivity: Sensitivity::Public, ..Record::fresh(id, scope, Kind::Instruction, text, stamp, now) }
 }

@@ -10,7 +10,7 @@ use crate::ops::{Op, OpBody};
 use crate::engram::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
-use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::model::{Kind, Record, Scope, Sensitivity, Source};
 use crate::pii::{scrub, PiiAction, Scrubbed};
 
 use crate::model::limits::{check_id, MAX_STATE_KEY, MAX_STATE_KEYS, MAX_STATE_VALUE};
@@ -66,12 +66,6 @@ impl Engram {
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
         let record = Record {
-            id: id.clone(),
-            scope: scope.clone(),
-            kind: Kind::Message,
-            layer: Layer::Working,
-            text,
-            key: None,
             embedding,
             // What the user states is worth more later than what the assistant said; a question
             // states nothing (and would otherwise echo the very query that recalls it).
@@ -80,21 +74,9 @@ impl Engram {
                 Source::User => 0.4,
                 _ => 0.25,
             },
-            confidence: 1.0,
             source: role,
-            tags: Vec::new(),
-            created_at: now,
-            updated_at: now,
-            last_accessed_at: now,
-            times_seen: 1,
-            valid_from: now,
-            valid_to: None,
-            superseded_by: None,
-            expires_at: None,
-            sensitivity: Sensitivity::Personal,
-            pending_review: false,
             sealed,
-            stamp,
+            ..Record::fresh(id.clone(), scope.clone(), Kind::Message, text, stamp, now)
         };
         let user = scope.user_key();
         let part = self.partitions.entry(user.clone()).or_insert_with(|| Partition::new(user.clone()));

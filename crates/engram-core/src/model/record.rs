@@ -187,6 +187,37 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record as a write first makes it: current, unkeyed, unembedded, seen once, in its
+    /// kind's default layer, said by the user at `now`, personal, importance 0.5 and
+    /// confidence 1. Writers set what differs with struct update syntax.
+    pub fn fresh(id: String, scope: Scope, kind: Kind, text: String, stamp: Stamp, now: Millis) -> Record {
+        Record {
+            id,
+            scope,
+            kind,
+            layer: Layer::default_for(kind),
+            text,
+            key: None,
+            embedding: None,
+            importance: 0.5,
+            confidence: 1.0,
+            source: Source::User,
+            tags: Vec::new(),
+            created_at: now,
+            updated_at: now,
+            last_accessed_at: now,
+            times_seen: 1,
+            valid_from: now,
+            valid_to: None,
+            superseded_by: None,
+            expires_at: None,
+            sensitivity: Sensitivity::Personal,
+            pending_review: false,
+            sealed: Vec::new(),
+            stamp,
+        }
+    }
+
     /// True when the record's TTL has passed at `now`.
     pub fn is_expired(&self, now: Millis) -> bool {
         self.expires_at.is_some_and(|t| t <= now)

@@ -18,7 +18,7 @@ use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
-use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::model::{Kind, Record, Scope, Source};
 use crate::ops::{Op, OpBody};
 use crate::text::content_hash;
 
@@ -153,29 +153,15 @@ impl Engram {
                 let stamp = self.next_stamp(now);
                 let valid_from = sources.iter().map(|r| r.valid_from).chain(existing.as_ref().map(|c| c.valid_from)).min().unwrap_or(now);
                 let record = Record {
-                    id: id.clone(),
-                    scope: at.clone(),
-                    kind: Kind::Episode,
-                    layer: Layer::Episodic,
-                    text: text.clone(),
-                    key: None,
-                    embedding: None,
                     importance: 0.6,
                     confidence: 0.8,
                     source: Source::RuleExtracted,
                     tags,
                     created_at: existing.as_ref().map_or(now, |c| c.created_at),
-                    updated_at: now,
-                    last_accessed_at: now,
                     times_seen: times,
                     valid_from,
-                    valid_to: None,
-                    superseded_by: None,
-                    expires_at: None,
-                    sensitivity: Sensitivity::Personal,
-                    pending_review: false,
                     sealed: sources.iter().flat_map(|r| r.sealed.iter()).filter(|s| text.contains(&s.placeholder)).cloned().collect(),
-                    stamp,
+                    ..Record::fresh(id.clone(), at.clone(), Kind::Episode, text.clone(), stamp, now)
                 };
                 let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
                 self.apply(op.clone())?;

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::extract::extract;
 use crate::hlc::Millis;
 use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
-use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::model::{Kind, Record, Scope, Source};
 use crate::ops::{Op, OpBody};
 use crate::text::content_hash;
 
@@ -85,29 +85,14 @@ impl Engram {
         let sealed = turns.iter().flat_map(|t| t.sealed.iter()).filter(|s| text.contains(&s.placeholder)).cloned().collect();
         let stamp = self.next_stamp(now);
         let record = Record {
-            id: id.clone(),
-            scope: scope.clone(),
-            kind: Kind::Episode,
-            layer: Layer::Episodic,
-            text,
-            key: None,
-            embedding: None,
             importance: 0.6,
             confidence: 0.8,
             source: Source::RuleExtracted,
             tags,
             created_at: existing.as_ref().map_or(now, |e| e.created_at),
-            updated_at: now,
-            last_accessed_at: now,
-            times_seen: 1,
             valid_from: turns.first().map_or(now, |t| t.created_at),
-            valid_to: None,
-            superseded_by: None,
-            expires_at: None,
-            sensitivity: Sensitivity::Personal,
-            pending_review: false,
             sealed,
-            stamp,
+            ..Record::fresh(id.clone(), scope.clone(), Kind::Episode, text, stamp, now)
         };
         let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
         self.apply(op.clone())?;

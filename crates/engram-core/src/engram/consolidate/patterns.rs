@@ -18,7 +18,7 @@ use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
-use crate::model::{Kind, Layer, Record, Scope, Sensitivity, Source};
+use crate::model::{Kind, Record, Scope, Source};
 use crate::ops::{Op, OpBody};
 use crate::text::content_hash;
 
@@ -123,29 +123,14 @@ impl Engram {
             let stamp = self.next_stamp(now);
             let existing = ev.existing.as_ref();
             let record = Record {
-                id: id.clone(),
-                scope: at.clone(),
-                kind: Kind::Pattern,
-                layer: Layer::Semantic,
-                text,
-                key: None,
-                embedding: None,
                 importance: 0.7,
                 confidence: (0.5 + 0.1 * n as f32).min(0.95),
                 source: Source::RuleExtracted,
                 tags,
                 created_at: existing.map_or(now, |e| e.created_at),
-                updated_at: now,
-                last_accessed_at: now,
                 times_seen: times,
                 valid_from: existing.map(|e| e.valid_from).into_iter().chain(ev.since).min().unwrap_or(now),
-                valid_to: None,
-                superseded_by: None,
-                expires_at: None,
-                sensitivity: Sensitivity::Personal,
-                pending_review: false,
-                sealed: Vec::new(),
-                stamp,
+                ..Record::fresh(id.clone(), at.clone(), Kind::Pattern, text, stamp, now)
             };
             let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
             self.apply(op.clone())?;
