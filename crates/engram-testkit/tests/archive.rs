@@ -241,6 +241,22 @@ fn a_quarter_megabyte_with_no_break_is_chunked_within_budget_under_the_exact_tok
     assert!(spans.iter().all(|c| c.tokens <= 128 && tok.count(&text[c.start..c.end]).tokens == c.tokens));
     let back: String = spans.iter().map(|c| &text[c.start + c.overlap..c.end]).collect();
     assert_eq!(back, text);
+    // Cut into 8-token pieces, the word is looked at through a bounded window per piece
+    // (pre-tokenizing the rest of it for each would be quadratic: minutes, not a second).
+    let small = engram_core::archive::chunk::chunk(&text, &tok, 8, 0).expect("chunk");
+    assert!(small.len() > 10_000 && small.iter().all(|c| c.tokens <= 8));
+    let back: String = small.iter().map(|c| &text[c.start..c.end]).collect();
+    assert_eq!(back, text);
+}
+
+#[test]
+fn recall_refuses_to_mix_memories_and_chunks_with_a_typed_error() {
+    let mut e = Engram::new(Config::default(), 1);
+    let me = Scope::user("acme", "alice");
+    e.put_document(&me, doc("menu", "Lunch is served at noon."), T0).expect("put");
+    let mut q = RecallQuery::text("When is lunch?").with_k(5);
+    q.kinds = vec![Kind::Fact, Kind::Chunk];
+    assert_eq!(e.recall(&me, &q, T0 + 1).map(|_| ()).map_err(|e| e.code()), Err("INVALID_INPUT"));
 }
 
 #[test]

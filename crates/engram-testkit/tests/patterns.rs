@@ -82,6 +82,19 @@ fn asking_for_go_in_three_sessions_makes_one_pattern_verified_three_times_and_tw
 }
 
 #[test]
+fn a_liking_that_holds_a_control_character_is_no_signal_and_sessions_still_end() {
+    // The Chinese preference rules capture any non-space run: a control character in it
+    // would make a tag every write refuses, and with it every later session end.
+    let mut e = engine(1, learning());
+    let ana = Scope::user("acme", "ana");
+    for (i, name) in ["s1", "s2", "s3", "s4"].iter().enumerate() {
+        session(&mut e, &ana, name, "我喜欢a\u{1}b", JAN + i as i64 * DAY);
+    }
+    assert!(of_kind(&e, &ana, Kind::Pattern, JAN + 5 * DAY).is_empty());
+    assert_eq!(of_kind(&e, &ana, Kind::Episode, JAN + 5 * DAY).len(), 4, "every session ended and left its episode");
+}
+
+#[test]
 fn one_session_asking_three_times_is_not_a_pattern_and_small_talk_gives_none() {
     let mut e = engine(1, learning());
     let ana = Scope::user("acme", "ana");
@@ -287,4 +300,9 @@ fn invalid_pattern_and_compaction_settings_are_refused_with_a_typed_error() {
     let json: Consolidation = serde_json::from_str(r#"{"patterns":{"minSessions":4},"compaction":{"minAgeMs":5,"folded":"remove"}}"#).expect("camelCase JSON");
     assert_eq!(json.patterns, Some(Patterns { min_sessions: 4 }));
     assert_eq!(json.compaction, Some(Compaction { min_age_ms: 5, folded: Folded::Remove, ..Compaction::default() }));
+    // A misspelt setting is refused, not silently left at its default.
+    for typo in [r#"{"patterns":{"minSession":2}}"#, r#"{"pattern":{}}"#, r#"{"compression":{"thresholdToken":9}}"#, r#"{"episodes":{"budget":9}}"#] {
+        let err = serde_json::from_str::<Consolidation>(typo).expect_err(typo).to_string();
+        assert!(err.contains("unknown field"), "{typo}: {err}");
+    }
 }

@@ -85,7 +85,13 @@ fn split(text: &str, start: usize, end: usize, level: usize, lead: Cut, tok: &To
         let mut at = start;
         let mut first = true;
         while at < end {
-            let (pre, _) = tok.truncate(&text[at..end], max);
+            // Look no further than a window that outlasts the budget: pre-tokenizing the
+            // whole rest of a megabyte-long word for each chunk would be quadratic.
+            let mut stop = end.min(at.saturating_add(tok.window(max)));
+            while !text.is_char_boundary(stop) {
+                stop += 1;
+            }
+            let (pre, _) = tok.truncate(&text[at..stop], max);
             let len = if pre.is_empty() { text[at..end].chars().next().map_or(1, char::len_utf8) } else { pre.len() };
             at += len;
             out.push(Piece { end: at, lead: if first { lead } else { Cut::Inside } });

@@ -64,13 +64,6 @@ impl QueryCues {
     }
 }
 
-impl TextCues {
-    /// The first word of the line's speaker, lowercased (`None` when it is no transcript line).
-    pub fn speaker_word(&self) -> Option<&str> {
-        self.speaker.as_deref()
-    }
-}
-
 /// What a memory's text offers to a query's cues: the first word of its speaker
 /// (lowercased), and whether it carries a time. Derived from the text alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

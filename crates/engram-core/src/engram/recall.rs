@@ -273,6 +273,9 @@ impl Engram {
     /// Recall the scope's user's memories relevant to `q` at time `now`.
     pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
         crate::model::limits::check_at_most("k", q.k, crate::model::limits::MAX_K)?;
+        if q.kinds.iter().any(|k| k.is_archival()) && q.kinds.iter().any(|k| !k.is_archival()) {
+            return Err(crate::error::Error::invalid("kinds", "document chunks and memories are searched apart: ask for chunks (search_documents) or for memories"));
+        }
         let r = route(&q.text);
         let route_name = RouteName::from(r);
         let Some(p) = self.partition(scope)? else { return Ok(Recall { route: route_name, hits: Vec::new() }) };
@@ -307,7 +310,7 @@ impl Engram {
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors(pool)) {
             // Words steer only where they lead the fusion (the default; not SHORT_ANSWERS).
             let steer = self.config.weights.lexical >= self.config.weights.vector;
-            let said = |slot: u32| steer && p.cues(slot).is_some_and(|c| c.speaker_word().is_some());
+            let said = |slot: u32| steer && p.cues(slot).is_some_and(|c| c.speaker().is_some());
             let v = with_feedback(v, found.iter().take(FEEDBACK_TURNS).filter(|&&(slot, _)| said(slot)).filter_map(|&(slot, _)| ix.get(slot)));
             let found = ix.search(&v, n, self.config.min_similarity, accept);
             for ((slot, sim), rank) in found.iter().zip(tied_ranks(&found, |top| top - VECTOR_TIE)) {

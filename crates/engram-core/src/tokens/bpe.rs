@@ -26,6 +26,8 @@ pub struct Bpe {
 }
 
 const MERGE_CACHE_LIMIT: usize = 1 << 15;
+/// Pieces longer than this are merged each time, not cached (the cache's bytes stay bounded).
+const MERGE_CACHE_PIECE: usize = 256;
 
 impl Bpe {
     /// Combine a loaded table with its encoding's pre-tokenizer. The table's name must match.
@@ -51,6 +53,12 @@ impl Bpe {
     /// The rank table.
     pub fn table(&self) -> &RankTable {
         &self.table
+    }
+
+    /// Bytes that certainly hold more than `max_tokens` tokens: no token is longer than
+    /// the longest token's bytes.
+    pub fn window(&self, max_tokens: usize) -> usize {
+        max_tokens.saturating_add(1).saturating_mul(self.longest)
     }
 
     /// Pre-tokenized pieces as byte ranges into `text`.
@@ -103,7 +111,7 @@ impl Bpe {
             // A piece certainly longer than the budget left is cut to a window that still
             // holds more: encoding a megabyte-long word to keep its first tokens would make
             // cutting it into chunks quadratic.
-            let window = (max_tokens - used + 1).saturating_mul(self.longest);
+            let window = (max_tokens - used).saturating_add(1).saturating_mul(self.longest);
             if piece.len() > window {
                 piece = &piece[..window];
             }
@@ -162,6 +170,10 @@ impl Bpe {
         }
         self.merge(piece, parts);
         let n = parts.len() - 1;
+        // Words repeat; a long run of letters rarely does, and would hold its bytes.
+        if piece.len() > MERGE_CACHE_PIECE {
+            return n;
+        }
         if cache.len() >= MERGE_CACHE_LIMIT {
             cache.clear();
         }
@@ -330,6 +342,14 @@ mod tests {
             bpe.merge_by_heap(&piece, &mut heap);
             prop_assert_eq!(starts(&scan), starts(&heap));
         }
+    }
+
+    #[test]
+    fn truncating_to_the_largest_budget_keeps_the_whole_text() {
+        let bpe = Bpe::new(table()).expect("bpe");
+        let text = "abab cab ".repeat(100) + &"ab".repeat(5_000);
+        assert_eq!(bpe.truncate(&text, usize::MAX), (text.as_str(), bpe.count(&text)));
+        assert_eq!(bpe.truncate(&text, u32::MAX as usize), (text.as_str(), bpe.count(&text)));
     }
 
     #[test]

@@ -46,6 +46,16 @@ impl Tokenizer {
         }
     }
 
+    /// A prefix length of a text, in bytes, that certainly holds more than `max_tokens`
+    /// tokens (`usize::MAX` for the estimate, which scans only what it needs anyway):
+    /// truncating a long word to `max_tokens` need not look further.
+    pub fn window(&self, max_tokens: usize) -> usize {
+        match self {
+            Tokenizer::Exact(b) => b.window(max_tokens),
+            Tokenizer::Heuristic => usize::MAX,
+        }
+    }
+
     /// True when counts are exact.
     pub fn is_exact(&self) -> bool {
         matches!(self, Tokenizer::Exact(_))

@@ -160,7 +160,14 @@ impl Engram {
                     created_at: existing.as_ref().map_or(now, |c| c.created_at),
                     times_seen: times,
                     valid_from,
-                    sealed: sources.iter().flat_map(|r| r.sealed.iter()).filter(|s| text.contains(&s.placeholder)).cloned().collect(),
+                    // Lines kept from the compacted episode as it was keep their sealed values too
+                    // (under `Folded::Remove` their sources are gone).
+                    sealed: sources.iter().chain(existing.as_ref()).flat_map(|r| r.sealed.iter()).filter(|s| text.contains(&s.placeholder)).fold(Vec::new(), |mut out: Vec<crate::pii::Sealed>, s| {
+                        if !out.iter().any(|o| o.placeholder == s.placeholder) {
+                            out.push(s.clone());
+                        }
+                        out
+                    }),
                     ..Record::fresh(id.clone(), at.clone(), Kind::Episode, text.clone(), stamp, now)
                 };
                 let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };

@@ -73,7 +73,7 @@ pub use signals::{signals, Signal};
 
 /// What consolidation does; everything off by default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Consolidation {
     /// Fold old turns into the rolling summary (`None`: never).
     pub compression: Option<Compression>,
@@ -87,7 +87,7 @@ pub struct Consolidation {
 
 /// When a signal repeated across sessions becomes a `Pattern` memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Patterns {
     /// Distinct sessions a signal must be seen in (seed 002 learns from repetition; 3 by
     /// default: asked for Go in three sessions is a pattern, in two is not yet).
@@ -102,7 +102,7 @@ impl Default for Patterns {
 
 /// When and how old episodes fold into one per calendar month.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Compaction {
     /// An episode not rewritten for this long (milliseconds) folds; 30 days by default.
     pub min_age_ms: i64,
@@ -121,7 +121,7 @@ impl Default for Compaction {
 
 /// When and how old turns fold into a session's rolling summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Compression {
     /// Tokens of the unfolded turns past the recent window (key events aside) above which
     /// they fold. Seed 002 folds past twice its window of messages; counted in tokens here,
@@ -158,7 +158,7 @@ pub enum Folded {
 
 /// How a finished session is summarised into an `Episode` memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Episodes {
     /// The episode's budget, in tokens.
     pub budget_tokens: usize,

@@ -74,7 +74,10 @@ impl Engram {
         for t in turns {
             let session = t.scope.session.as_deref().unwrap_or_default();
             for s in signals(&t.text) {
-                if SIGNAL_PREFIX.len() + s.key.len() > MAX_TAG_LEN {
+                // A key that cannot be a tag (too long, or holding a control character the
+                // extractor's rules let through) is no signal: writing it would be refused,
+                // and with it every session end after.
+                if SIGNAL_PREFIX.len() + s.key.len() > MAX_TAG_LEN || s.key.chars().any(char::is_control) {
                     continue;
                 }
                 let ev = found.entry(s.key).or_default();
