@@ -8,6 +8,7 @@
  */
 import { EngramInputError } from "../errors.js";
 import type { ChatTurn } from "../types.js";
+import { answerValue } from "./operations.js";
 
 /** What an extractor is asked to summarise: one session's turns (as stored: PII redacted) and its extractive episode. */
 export interface EpisodeRequest {
@@ -53,15 +54,7 @@ function reject(why: string): never {
  * characters.
  */
 export function parseEpisode(answer: unknown): string {
-  let value = answer;
-  if (typeof answer === "string") {
-    const trimmed = answer.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
-    try {
-      value = JSON.parse(trimmed);
-    } catch {
-      reject("not JSON");
-    }
-  }
+  const value = answerValue(answer, reject);
   if (typeof value !== "object" || value === null || Array.isArray(value) || Object.keys(value).some((k) => k !== "summary")) {
     reject("expected an object with only `summary`");
   }

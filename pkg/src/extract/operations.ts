@@ -71,6 +71,20 @@ function reject(why: string): never {
   throw new EngramInputError("EXTRACTION_REJECTED", `extractor output rejected: ${why}`);
 }
 
+/**
+ * An extractor's answer as a value: JSON text (a Markdown code fence around it allowed)
+ * parsed, anything else as it is. `reject` is called when the text is not JSON.
+ */
+export function answerValue(answer: unknown, reject: (why: string) => never): unknown {
+  if (typeof answer !== "string") return answer;
+  const trimmed = answer.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return reject("not JSON");
+  }
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -107,15 +121,7 @@ function checkMemory(o: Record<string, unknown>, at: string): ProposedMemory {
  * name those, and each at most once. Throws `EXTRACTION_REJECTED` on anything else.
  */
 export function parseOperations(answer: unknown, shown: ReadonlySet<string>): Operation[] {
-  let value = answer;
-  if (typeof answer === "string") {
-    const trimmed = answer.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
-    try {
-      value = JSON.parse(trimmed);
-    } catch {
-      reject("not JSON");
-    }
-  }
+  const value = answerValue(answer, reject);
   if (!isObject(value) || Object.keys(value).some((k) => k !== "operations")) reject("expected an object with only `operations`");
   const ops = value.operations;
   if (!Array.isArray(ops)) reject("`operations` must be an array");

@@ -135,35 +135,11 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Kind, Layer, Scope, Sensitivity, Source};
+    use crate::model::{Kind, Scope};
     use proptest::prelude::*;
 
     fn record(id: u32, at: Millis) -> Record {
-        Record {
-            id: format!("m{id:03}"),
-            scope: Scope::user("t", "u"),
-            kind: Kind::Message,
-            layer: Layer::Working,
-            text: String::new(),
-            key: None,
-            embedding: None,
-            importance: 0.5,
-            confidence: 1.0,
-            source: Source::User,
-            tags: Vec::new(),
-            created_at: at,
-            updated_at: at,
-            last_accessed_at: at,
-            times_seen: 1,
-            valid_from: at,
-            valid_to: None,
-            superseded_by: None,
-            expires_at: None,
-            sensitivity: Sensitivity::Personal,
-            pending_review: false,
-            sealed: Vec::new(),
-            stamp: Default::default(),
-        }
+        Record::fresh(format!("m{id:03}"), Scope::user("t", "u"), Kind::Message, String::new(), Default::default(), at)
     }
 
     /// What `around` answered before the links: a walk of the ordered map itself.
