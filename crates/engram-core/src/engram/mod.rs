@@ -17,6 +17,7 @@ pub mod conflict;
 pub mod consolidate;
 pub mod cues;
 pub mod context;
+pub mod feedback;
 pub mod partition;
 pub mod prepare;
 pub mod procedures;
