@@ -9,7 +9,8 @@
  *
  * A store that syncs with an origin does not write procedures: its sync pushes with the
  * user's token, which the origin refuses for the tenant's procedures (a user must not be
- * able to plant one). Write them in a store without sync.
+ * able to plant one). Write them in a store without sync. A synced store reads them: each
+ * `sync()` pulls the tenant's procedures read-only, after a cursor of their own.
  * @module
  */
 import { EngramInputError } from "./errors.js";

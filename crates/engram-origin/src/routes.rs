@@ -3,7 +3,7 @@
 //!
 //! | method | path | body | answer |
 //! |---|---|---|---|
-//! | POST | `/v1/sync?after=<cursor>&limit=<n>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused` |
+//! | POST | `/v1/sync?after=<cursor>&limit=<n>&procedures_after=<cursor>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused`, `x-engram-procedures-cursor` |
 //! | GET | `/v1/memories?after=<id>&limit=<n>&kind=<k>&history=<bool>` | | `{memories, next}` |
 //! | GET | `/v1/documents?after=<id>&limit=<n>` | | `{documents, next}` (archived documents, without chunk texts) |
 //! | GET | `/v1/graph?from=<name>&rel=<rel>&depth=<1..4>` | | `{edges: [{depth, from, rel, to, record}]}` |
@@ -114,6 +114,9 @@ async fn read_body(body: Body, declared: Option<usize>, max: usize) -> ApiResult
 struct SyncParams {
     after: Option<i64>,
     limit: Option<i64>,
+    /// A user's replica also reads its tenant's procedures: the batches of that partition
+    /// after this second cursor follow the user's own in the answer.
+    procedures_after: Option<i64>,
 }
 
 async fn sync(State(st): State<Arc<AppState>>, Params(p): Params<SyncParams>, headers: HeaderMap, body: Body) -> Response {
@@ -124,18 +127,36 @@ async fn sync(State(st): State<Arc<AppState>>, Params(p): Params<SyncParams>, he
         let pushed = frames::decode(&bytes)?;
         let report = state.store.push(&user, pushed).await?;
         let limit = p.limit.unwrap_or(state.config.pull_limit).clamp(1, state.config.pull_limit);
-        let page = state.store.pull(&user, p.after.unwrap_or(0).max(0), limit).await?;
+        let mut page = state.store.pull(&user, p.after.unwrap_or(0).max(0), limit).await?;
+        // The tenant's procedures, read-only for a user's token (its pushes of them are
+        // refused above, as ops of another partition). Each partition's log is numbered on
+        // its own, gapless, so each has its own cursor; an operator's token pulls that
+        // partition as its own and has no second one.
+        let procedures = match p.procedures_after {
+            Some(after) if !user.is_procedures() => Some(state.store.pull(&UserKey::procedures(user.tenant.clone()), after.max(0), limit).await?),
+            _ => None,
+        };
+        let mut more = page.more;
+        let mut extra = Vec::new();
+        if let Some(proc_page) = procedures {
+            more |= proc_page.more;
+            extra.push(("x-engram-procedures-cursor", proc_page.cursor.to_string()));
+            page.frames.extend(proc_page.frames.into_iter().map(|f| frames::Frame { id: format!("procedures-{}", f.id), ops: f.ops }));
+        }
         let pulled = page.frames.len() as u64;
         let mut res = (StatusCode::OK, frames::encode(&page.frames)).into_response();
         let h = res.headers_mut();
         for (name, value) in [
             ("content-type", "application/x-engram-sync".to_owned()),
             ("x-engram-cursor", page.cursor.to_string()),
-            ("x-engram-more", u8::from(page.more).to_string()),
+            ("x-engram-more", u8::from(more).to_string()),
             ("x-engram-stored", report.stored.to_string()),
             ("x-engram-duplicates", report.duplicates.to_string()),
             ("x-engram-refused", report.refused.to_string()),
-        ] {
+        ]
+        .into_iter()
+        .chain(extra)
+        {
             if let Ok(v) = value.parse() {
                 h.insert(name, v);
             }

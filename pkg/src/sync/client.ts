@@ -1,6 +1,8 @@
 /**
  * Sync with an engram origin: push the outbox (local op batches, persisted until the
- * origin accepts them), pull the batches after the persisted cursor, apply them. Safe to
+ * origin accepts them), pull the batches after the persisted cursor, apply them. The pull
+ * also reads the tenant's procedures (the operator's, read-only for a user's token) after a
+ * second persisted cursor: each partition's log at the origin is numbered on its own. Safe to
  * repeat at any point: the origin recognises a resent batch by its id and applying an op
  * twice changes nothing. In the background it runs after writes and on an interval, and
  * retries failures with exponential backoff and full jitter.
@@ -49,6 +51,8 @@ export interface SyncReport {
   refused: number;
   /** The persisted cursor after this sync. */
   cursor: number;
+  /** The persisted cursor of the tenant's procedures after this sync. */
+  proceduresCursor: number;
   /** Round trips made. */
   requests: number;
 }
@@ -73,10 +77,17 @@ export interface SyncHooks {
   accepted(seqs: number[]): Promise<void>;
   /** Apply and persist received batches (serialised with local writes); returns ops applied. */
   apply(batches: Uint8Array[]): Promise<number>;
-  cursor(): Promise<number>;
-  setCursor(c: number): Promise<void>;
+  /** The persisted cursors: the user's log and the tenant's procedures' log. */
+  cursor(): Promise<Cursors>;
+  setCursor(c: Cursors): Promise<void>;
   replica: number;
   emit(e: SyncEvent | SyncErrorEvent): void;
+}
+
+/** Where the last pull ended in each log the origin serves this store. */
+export interface Cursors {
+  cursor: number;
+  procedures: number;
 }
 
 /** Status codes worth retrying: rate limited, overloaded, down. */
@@ -177,7 +188,8 @@ export class SyncClient {
   }
 
   private async runOnce(): Promise<SyncReport> {
-    const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: await this.hooks.cursor(), requests: 0 };
+    const start = await this.hooks.cursor();
+    const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: start.cursor, proceduresCursor: start.procedures, requests: 0 };
     const per = this.opts.batchesPerRequest ?? 64;
     for (;;) {
       const waiting = await this.hooks.outbox(per);
@@ -187,7 +199,7 @@ export class SyncClient {
       // Each batch keeps the id its writer gave it, so a resend after a restart (a new
       // replica id) is still recognised by the origin.
       const frames = outbox.map((b) => ({ id: b.id, ops: b.bytes }));
-      const res = await this.request(encodeFrames(frames), report.cursor);
+      const res = await this.request(encodeFrames(frames), report.cursor, report.proceduresCursor);
       report.requests++;
       // The origin stored them: they leave the outbox before anything else can fail.
       await this.hooks.accepted(outbox.map((b) => b.seq));
@@ -201,9 +213,16 @@ export class SyncClient {
       if (!Number.isSafeInteger(cursor) || cursor < report.cursor) {
         throw new EngramIoError("SYNC_BODY", `the origin answered a bad cursor ${res.headers.get("x-engram-cursor")}`);
       }
-      if (cursor !== report.cursor) {
+      // An origin without procedures for users (or an operator's token) answers none: keep ours.
+      const procHeader = res.headers.get("x-engram-procedures-cursor");
+      const procedures = procHeader === null ? report.proceduresCursor : Number(procHeader);
+      if (!Number.isSafeInteger(procedures) || procedures < report.proceduresCursor) {
+        throw new EngramIoError("SYNC_BODY", `the origin answered a bad procedures cursor ${procHeader}`);
+      }
+      if (cursor !== report.cursor || procedures !== report.proceduresCursor) {
         report.cursor = cursor;
-        await this.hooks.setCursor(cursor);
+        report.proceduresCursor = procedures;
+        await this.hooks.setCursor({ cursor, procedures });
       }
       const more = res.headers.get("x-engram-more") === "1";
       if (!more && waiting.length < per && outbox.length === waiting.length) break;
@@ -212,10 +231,10 @@ export class SyncClient {
     return report;
   }
 
-  private async request(body: Uint8Array, cursor: number): Promise<Response> {
+  private async request(body: Uint8Array, cursor: number, procedures: number): Promise<Response> {
     const token = typeof this.opts.token === "function" ? await this.opts.token() : this.opts.token;
     const f = this.opts.fetch ?? fetch;
-    const url = `${this.opts.url.replace(/\/+$/, "")}/v1/sync?after=${cursor}`;
+    const url = `${this.opts.url.replace(/\/+$/, "")}/v1/sync?after=${cursor}&procedures_after=${procedures}`;
     let res: Response;
     try {
       res = await f(url, {

@@ -7,7 +7,7 @@
 import type { Lifetime } from "../lifetime.js";
 import type { OpenReport, Persistence } from "../persist.js";
 import type { Scope } from "../types.js";
-import type { SyncErrorEvent, SyncEvent, SyncHooks } from "./client.js";
+import type { Cursors, SyncErrorEvent, SyncEvent, SyncHooks } from "./client.js";
 import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";
 
 /** The sync client's hooks; `key` is `open({ encryption })`'s key, if any. */
@@ -22,8 +22,12 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
       return key ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, key, aad) }))) : batches;
     },
     accepted: (seqs: number[]) => persistence.dropOutbox(seqs),
-    cursor: async () => (await persistence.getMeta<{ cursor: number }>("sync"))?.cursor ?? 0,
-    setCursor: (cursor: number) => persistence.putMeta("sync", { cursor }),
+    // Stores synced before procedures were pulled have only `cursor`: theirs start at 0.
+    cursor: async () => {
+      const m = await persistence.getMeta<Partial<Cursors>>("sync");
+      return { cursor: m?.cursor ?? 0, procedures: m?.procedures ?? 0 };
+    },
+    setCursor: (c: Cursors) => persistence.putMeta("sync", c),
     apply: async (pulled: Uint8Array[]) => {
       // Opaque texts decrypted first: a batch that needs another key fails the pull whole.
       const batches: Uint8Array[] = [];
