@@ -3,10 +3,15 @@
 //! speed of the same engine without vectors and of a brute-force scan as peers measured
 //! in the same run. Not a test: figures depend on the machine.
 //!
-//! `cargo run --release -p engram-testkit --bin bench [-- --sizes 1000,10000 --queries 200]`
+//! `--consolidation` turns every consolidation step on (compression keeping folded turns,
+//! episodes, patterns, compaction) and `--turns N` sets the session's turns (default 12;
+//! with compression on, past its threshold the oldest fold into the summary).
+//!
+//! `cargo run --release -p engram-testkit --bin bench [-- --sizes 1000,10000 --queries 200 --consolidation --turns 200]`
 
 use std::time::Instant;
 
+use engram_core::engram::consolidate::{Compaction, Compression, Consolidation, Episodes, Patterns};
 use engram_core::{Config, ContextRequest, Engram, MemoryInput, Precision, RecallQuery, Scope, Turn};
 use engram_testkit::cli::{arg, pct};
 use engram_testkit::{brute_force_top_k, clustered_vectors_spread, corpus, tables};
@@ -19,6 +24,18 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
     let queries: usize = arg("--queries").and_then(|s| s.parse().ok()).unwrap_or(200);
+    let turns: usize = arg("--turns").and_then(|s| s.parse().ok()).unwrap_or(12);
+    let consolidation = if std::env::args().any(|a| a == "--consolidation") {
+        Consolidation {
+            compression: Some(Compression::default()),
+            episodes: Some(Episodes::default()),
+            patterns: Some(Patterns::default()),
+            compaction: Some(Compaction::default()),
+        }
+    } else {
+        Consolidation::default()
+    };
+    println!("consolidation: {}; session turns: {turns}", if consolidation == Consolidation::default() { "off" } else { "every step on" });
     let ann_threshold: usize = arg("--ann-threshold").and_then(|s| s.parse().ok()).unwrap_or(Config::default().ann_threshold);
     let precisions: Vec<Precision> = match arg("--precision").as_deref() {
         Some("int8") => vec![Precision::Int8],
@@ -68,14 +85,15 @@ fn main() {
             config.ann_threshold = ann_threshold;
             let mut e = Engram::new(config, 1);
             e.set_tokenizer(tok.clone());
+            e.set_consolidation(consolidation.clone()).expect("valid settings");
             let s = Scope::user("bench", "u").with_session("s");
             let t = Instant::now();
             for (i, (v, txt)) in vecs.iter().zip(&texts).enumerate() {
                 let m = MemoryInput::fact(txt.clone()).with_embedding(v.clone()).with_importance(0.5 + (i % 5) as f32 / 10.0);
                 e.remember(&s, m, T0 + i as i64).expect("remember");
             }
-            for i in 0..12 {
-                e.append_turn(&s, Turn::user(texts[i].clone()), T0 + n as i64 + i as i64).expect("turn");
+            for i in 0..turns {
+                e.append_turn(&s, Turn::user(texts[i % n].clone()), T0 + n as i64 + i as i64).expect("turn");
             }
             let insert_s = t.elapsed().as_secs_f64();
             let mut ann = "none";
@@ -86,7 +104,7 @@ fn main() {
                 ann = "hnsw";
             }
             e.take_pending();
-            assert_eq!(e.count(&s).expect("count"), n + 12, "every memory must be distinct (no dedup) for the figures to mean anything");
+            assert_eq!(e.count(&s).expect("count"), n + turns, "every memory must be distinct (no dedup) for the figures to mean anything");
             let now = T0 + n as i64 + 1000;
             let (mut rec, mut ctx) = (Vec::new(), Vec::new());
             for (i, q) in qv.iter().enumerate() {
