@@ -82,7 +82,9 @@ impl Engram {
 
     fn fold_plan(&self, scope: &Scope, c: &Compression) -> Result<Plan> {
         let unfolded: Vec<Record> = self.overflow_turns(scope)?.into_iter().filter(|r| r.layer == Layer::Working).collect();
-        let keys: Vec<usize> = (0..unfolded.len()).filter(|&i| turn_weight(&unfolded[i]) > c.key_importance).collect();
+        let p = self.partition(scope)?;
+        let weight = |r: &Record| p.and_then(|p| p.slot_of(&r.id)).and_then(|s| p?.weight(s, turn_weight)).unwrap_or_else(|| turn_weight(r));
+        let keys: Vec<usize> = (0..unfolded.len()).filter(|&i| weight(&unfolded[i]) > c.key_importance).collect();
         let kept_from = keys.len().saturating_sub(c.key_events);
         let kept_ix = &keys[kept_from..];
         let (mut fold, mut kept) = (Vec::new(), Vec::new());

@@ -81,6 +81,8 @@ pub struct Partition {
     /// How many stored texts each speaker (a [`TextCues`] speaker) wrote, so a query knows
     /// whether naming one can boost anything.
     speakers: FxHashMap<Box<str>, u32>,
+    /// Per slot, a weight read from its text once asked for (see [`Partition::weight`]).
+    weights: Vec<std::sync::OnceLock<f32>>,
     by_id: FxHashMap<String, u32>,
     by_hash: FxHashMap<u64, Vec<u32>>,
     by_key: FxHashMap<FactKey, Vec<u32>>,
@@ -107,6 +109,7 @@ impl Partition {
             meta: Vec::new(),
             cues: Vec::new(),
             speakers: FxHashMap::default(),
+            weights: Vec::new(),
             by_id: FxHashMap::default(),
             by_hash: FxHashMap::default(),
             by_key: FxHashMap::default(),
@@ -191,6 +194,7 @@ impl Partition {
         self.records.reserve_exact(n);
         self.meta.reserve_exact(n);
         self.cues.reserve_exact(n);
+        self.weights.reserve_exact(n);
         self.by_id.reserve(n);
         self.by_hash.reserve(n);
     }
@@ -231,6 +235,14 @@ impl Partition {
     pub fn cues(&self, slot: u32) -> Option<&TextCues> {
         self.records.get(slot as usize)?.as_ref()?;
         self.cues.get(slot as usize)
+    }
+
+    /// A weight of the record in `slot` that is costly to read from its text (a turn's,
+    /// through the rule extractor: consolidation asks it of the same turns at each append
+    /// and each context), computed by `read` once and kept until the record changes.
+    pub fn weight(&self, slot: u32, read: impl FnOnce(&Record) -> f32) -> Option<f32> {
+        let rec = self.at(slot)?;
+        Some(*self.weights.get(slot as usize)?.get_or_init(|| read(rec)))
     }
 
     /// True when some stored text was written by `name` (a lowercased first word, as
@@ -309,6 +321,7 @@ impl Partition {
         self.by_id.insert(record.id.clone(), slot);
         self.chunks += usize::from(record.kind == Kind::Chunk);
         self.meta.push(SlotMeta::of(&record));
+        self.weights.push(std::sync::OnceLock::new());
         let cues = TextCues::of(&record.text);
         if let Some(name) = cues.speaker() {
             *self.speakers.entry(name.into()).or_default() += 1;
@@ -325,6 +338,7 @@ impl Partition {
         let was_current = !rec.is_superseded();
         f(rec);
         self.meta[slot as usize] = SlotMeta::of(rec);
+        self.weights[slot as usize] = std::sync::OnceLock::new();
         let now_current = !rec.is_superseded();
         if was_current && !now_current {
             let h = content_hash(&normalize(&rec.text));
@@ -382,6 +396,7 @@ impl Partition {
             }
         }
         self.meta[slot as usize] = SlotMeta::GONE;
+        self.weights[slot as usize] = std::sync::OnceLock::new();
         let cues = std::mem::take(&mut self.cues[slot as usize]);
         if let Some(name) = cues.speaker() {
             if let Some(n) = self.speakers.get_mut(name) {
