@@ -251,20 +251,6 @@ impl EngramHandle {
         Ok(n)
     }
 
-    /// True when the user's vectors are past the ANN threshold (call `rebuildIndex` when idle).
-    #[wasm_bindgen(js_name = needsIndexRebuild)]
-    pub fn needs_index_rebuild(&self, scope: JsValue) -> Result<bool, JsValue> {
-        let scope: Scope = from_js("scope", scope)?;
-        self.inner.needs_index_rebuild(&scope).map_err(to_js)
-    }
-
-    /// Compact the user's vector index and build its HNSW main index when past the threshold.
-    #[wasm_bindgen(js_name = rebuildIndex)]
-    pub fn rebuild_index(&mut self, scope: JsValue) -> Result<(), JsValue> {
-        let scope: Scope = from_js("scope", scope)?;
-        self.inner.rebuild_index(&scope).map_err(to_js)
-    }
-
     /// For the SDK's recovery tests only: trap (panic) while holding `&mut self`, as a bug
     /// in the core would. The SDK must then discard this handle and rebuild from storage.
     #[doc(hidden)]

@@ -229,7 +229,8 @@ impl Engram {
     }
 
     /// True when the user's vector index is past the ANN threshold and should be rebuilt
-    /// (the SDK calls [`Engram::rebuild_index`] when idle).
+    /// (a native host calls [`Engram::rebuild_index`] when idle; the wasm binding does not
+    /// bind it: in wasm, vector search is the exact scan at every size).
     pub fn needs_index_rebuild(&self, scope: &Scope) -> Result<bool> {
         Ok(self.partition(scope)?.is_some_and(|p| Pool::ALL.iter().any(|&pool| p.vectors(pool).is_some_and(|v| v.needs_ann_rebuild()))))
     }
