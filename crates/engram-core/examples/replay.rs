@@ -7,7 +7,7 @@
 
 use engram_core::decay::DAY_MS;
 use engram_core::{
-    Bpe, Config, ContextRequest, Engram, Kind, ListFilter, MemoryInput, RecallQuery, Scope, Source, Tokenizer, Turn,
+    Bpe, Config, ContextRequest, Engram, Kind, ListFilter, MemoryInput, ProcedureInput, RecallQuery, Scope, Tokenizer, Turn,
 };
 use std::sync::Arc;
 
@@ -25,11 +25,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => println!("no token table given: budgets use the conservative estimate"),
     }
     let user = Scope::user("demo", "zhang-san");
-    mem.remember(
-        &user,
-        MemoryInput::new(Kind::Instruction, "Answer in the user's language; be concise.").with_source(Source::System),
-        T0,
-    )?;
+    // The operator's procedure: in the tenant's own partition, the only text the context
+    // renders as instructions.
+    mem.put_procedure("demo", ProcedureInput::new("style", "Style", "Answer in the user's language; be concise."), T0)?;
 
     // Session 1 (seed 003's example conversation).
     let s1 = user.clone().with_session("session-1");
@@ -77,7 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     println!("\n== what engram remembers about zhang-san (current) ==");
-    for r in mem.list(&user, &ListFilter { kinds: vec![Kind::Fact, Kind::Preference, Kind::Instruction], ..Default::default() }, t2)? {
+    for r in mem.list(&user, &ListFilter { kinds: vec![Kind::Fact, Kind::Preference], ..Default::default() }, t2)? {
         println!("  [{}] {} (importance {:.2}, seen {}×, from {})", r.kind.as_str(), r.text, r.importance, r.times_seen, r.source.as_str());
     }
     println!("== audit trail (superseded versions) ==");
