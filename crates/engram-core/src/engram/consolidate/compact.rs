@@ -11,14 +11,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engram::consolidate::episode::EPISODE_TAG;
+use crate::engram::consolidate::episode::{episode_record, EPISODE_TAG};
 use crate::engram::consolidate::lines::{choose, join, line_weight, Line};
 use crate::engram::consolidate::Folded;
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
-use crate::model::{Kind, Record, Scope, Source};
+use crate::model::{Kind, Record, Scope};
 use crate::ops::{Op, OpBody};
 use crate::text::content_hash;
 
@@ -153,10 +153,6 @@ impl Engram {
                 let stamp = self.next_stamp(now);
                 let valid_from = sources.iter().map(|r| r.valid_from).chain(existing.as_ref().map(|c| c.valid_from)).min().unwrap_or(now);
                 let record = Record {
-                    importance: 0.6,
-                    confidence: 0.8,
-                    source: Source::RuleExtracted,
-                    tags,
                     created_at: existing.as_ref().map_or(now, |c| c.created_at),
                     times_seen: times,
                     valid_from,
@@ -168,7 +164,7 @@ impl Engram {
                         }
                         out
                     }),
-                    ..Record::fresh(id.clone(), at.clone(), Kind::Episode, text.clone(), stamp, now)
+                    ..episode_record(id.clone(), at.clone(), text.clone(), tags, stamp, now)
                 };
                 let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
                 self.apply(op.clone())?;

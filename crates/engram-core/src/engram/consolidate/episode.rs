@@ -29,6 +29,12 @@ pub fn episode_id(scope: &Scope) -> String {
     format!("ep{:016x}", content_hash(&format!("{agent}\u{1f}{session}")))
 }
 
+/// An episode as consolidation writes it (a session's, or a month's compacted ones):
+/// rule-extracted, importance 0.6, confidence 0.8; callers set its times and sealed values.
+pub(crate) fn episode_record(id: String, scope: Scope, text: String, tags: Vec<String>, stamp: crate::hlc::Stamp, now: Millis) -> Record {
+    Record { importance: 0.6, confidence: 0.8, source: Source::RuleExtracted, tags, ..Record::fresh(id, scope, Kind::Episode, text, stamp, now) }
+}
+
 impl Engram {
     /// Write (or rewrite) the `Episode` memory of the scope's session: its lines — a user
     /// turn's extracted facts, or the turn itself, and the rolling summary's lines — of at
@@ -85,14 +91,10 @@ impl Engram {
         let sealed = turns.iter().flat_map(|t| t.sealed.iter()).filter(|s| text.contains(&s.placeholder)).cloned().collect();
         let stamp = self.next_stamp(now);
         let record = Record {
-            importance: 0.6,
-            confidence: 0.8,
-            source: Source::RuleExtracted,
-            tags,
             created_at: existing.as_ref().map_or(now, |e| e.created_at),
             valid_from: turns.first().map_or(now, |t| t.created_at),
             sealed,
-            ..Record::fresh(id.clone(), scope.clone(), Kind::Episode, text, stamp, now)
+            ..episode_record(id.clone(), scope.clone(), text, tags, stamp, now)
         };
         let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
         self.apply(op.clone())?;
