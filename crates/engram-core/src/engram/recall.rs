@@ -20,7 +20,7 @@ use crate::hlc::Millis;
 use crate::model::{FactKey, Kind, Layer, Record, Scope};
 use crate::router::{route, Route};
 use crate::text::{content_hash, normalize};
-use crate::vector::top_k_by_score;
+use crate::vector::{kth_best_score, top_k_by_score};
 
 /// A recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -167,8 +167,7 @@ fn said_together(p: &Partition, raw: &Scores, boost: &impl Fn(u32) -> f32, max_b
         let Some(r) = raw.get(slot) else { return 0.0 };
         *boosted.entry(slot).or_insert_with(|| r * boost(slot))
     };
-    let matches: Vec<(u32, f32)> = raw.iter().collect();
-    let pool = best_boosted(&matches, &mut own, max_boost, SPREAD_POOL * n);
+    let pool = best_boosted(raw.iter(), &mut own, max_boost, SPREAD_POOL * n);
     let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
         for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {
@@ -193,15 +192,14 @@ fn said_together(p: &Partition, raw: &Scores, boost: &impl Fn(u32) -> f32, max_b
 /// The `want` best slots by `own` (a raw score times a boost in `[1, max_boost]`), best
 /// first, calling `own` only for slots whose raw score times `max_boost` reaches the
 /// `want`-th best raw score: any slot of the result scores at least that much.
-fn best_boosted(raw: &[(u32, f32)], own: &mut impl FnMut(u32) -> f32, max_boost: f32, want: usize) -> Vec<(u32, f32)> {
-    let mut by_raw: Vec<(u32, f32)> = raw.to_vec();
-    let floor = if by_raw.len() > want {
-        top_k_by_score(&mut by_raw, want);
-        by_raw.last().map_or(0.0, |x| x.1)
-    } else {
-        0.0
-    };
-    let mut pool: Vec<(u32, f32)> = raw.iter().filter(|&&(_, r)| r * max_boost >= floor).map(|&(s, _)| (s, own(s))).collect();
+fn best_boosted(
+    raw: impl Iterator<Item = (u32, f32)> + Clone,
+    own: &mut impl FnMut(u32) -> f32,
+    max_boost: f32,
+    want: usize,
+) -> Vec<(u32, f32)> {
+    let floor = kth_best_score(raw.clone().map(|(_, r)| r), want).unwrap_or(0.0);
+    let mut pool: Vec<(u32, f32)> = raw.filter(|&(_, r)| r * max_boost >= floor).map(|(s, _)| (s, own(s))).collect();
     top_k_by_score(&mut pool, want);
     pool
 }
@@ -349,7 +347,7 @@ mod tests {
             top_k_by_score(&mut all, want);
             let mut calls = 0;
             let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
-            let lazy = best_boosted(&pairs, &mut |s| { calls += 1; raw[&s] * boost(s) }, MAX_BOOST, want);
+            let lazy = best_boosted(pairs.iter().copied(), &mut |s| { calls += 1; raw[&s] * boost(s) }, MAX_BOOST, want);
             prop_assert_eq!(lazy, all);
             prop_assert!(calls <= raw.len());
         }
@@ -361,7 +359,7 @@ mod tests {
         let raw: FxHashMap<u32, f32> = (0..1010u32).map(|s| (s, if s < 10 { 10.0 } else { 0.1 })).collect();
         let mut calls = 0;
         let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
-        let pool = best_boosted(&pairs, &mut |s| { calls += 1; raw[&s] }, MAX_BOOST, 5);
+        let pool = best_boosted(pairs.iter().copied(), &mut |s| { calls += 1; raw[&s] }, MAX_BOOST, 5);
         assert_eq!(pool.len(), 5);
         assert_eq!(calls, 10, "only the strong matches could reach the pool");
     }

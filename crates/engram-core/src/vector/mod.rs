@@ -33,6 +33,40 @@ pub fn top_k_by_score(hits: &mut Vec<(u32, f32)>, k: usize) {
     hits.truncate(k);
 }
 
+/// The `k`-th best of `scores` (the floor of their top `k`), or `None` when there are
+/// fewer than `k`. One pass that keeps the best `k` in a min-heap: most scores cost one
+/// comparison with the heap's least, where selecting over a copy of 50k `(slot, score)`
+/// pairs cost a partition pass of calls in the size-optimized wasm build.
+pub fn kth_best_score(scores: impl Iterator<Item = f32>, k: usize) -> Option<f32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if k == 0 {
+        return None;
+    }
+    // f32 in the order of `total_cmp`, as an integer.
+    let key = |f: f32| {
+        let b = f.to_bits();
+        if b >> 31 == 1 { !b } else { b | 1 << 31 }
+    };
+    let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
+    let mut least = 0u32;
+    for s in scores {
+        let s = key(s);
+        if best.len() < k {
+            best.push(Reverse(s));
+            least = best.peek().map_or(0, |r| r.0);
+        } else if s > least {
+            best.pop();
+            best.push(Reverse(s));
+            least = best.peek().map_or(0, |r| r.0);
+        }
+    }
+    (best.len() == k).then(|| {
+        let b = least;
+        f32::from_bits(if b >> 31 == 1 { b & !(1 << 31) } else { !b })
+    })
+}
+
 /// Check and L2-normalize an embedding. A vector already unit-length within 1 % (such as
 /// a dequantized int8 row coming back from a snapshot or an op) is kept as it is, so that
 /// save → load → save reproduces the same bytes.
@@ -208,11 +242,29 @@ impl VectorIndex {
                     consider(row, &mut hits);
                 }
             }
-            None => {
-                for row in 0..self.row_slot.len() {
-                    consider(row, &mut hits);
+            None => match (&prepared, self.precision) {
+                (Query::Int8 { scale, q }, Precision::Int8) => {
+                    // The exact scan, unrolled by hand: in the size-optimized wasm build
+                    // `score_row`, its match and the slice indexing stay calls per row.
+                    let dim = self.dim;
+                    for (row, &slot) in self.row_slot.iter().enumerate() {
+                        let Some(slot) = slot else { continue };
+                        let s = kernel::dot_i8_i8(q, self.i8s.get(row * dim..row * dim + dim).unwrap_or(&[])) as f32 * scale * self.scales[row];
+                        if s >= floor && accept(slot) {
+                            hits.push((slot, s));
+                            if hits.len() >= want.saturating_mul(2) {
+                                top_k_by_score(&mut hits, want);
+                                floor = floor.max(hits.last().map_or(floor, |h| h.1));
+                            }
+                        }
+                    }
                 }
-            }
+                _ => {
+                    for row in 0..self.row_slot.len() {
+                        consider(row, &mut hits);
+                    }
+                }
+            },
         }
         if margin > 0.0 {
             // Re-score a widened candidate list with the f32 query against the int8 rows.
@@ -304,6 +356,17 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_kth_best_score_is_the_kth_of_the_scores_sorted_best_first(
+            scores in proptest::collection::vec(prop_oneof![-1e6f32..1e6, Just(0.0f32), Just(-0.0f32), Just(1.5f32)], 0..300),
+            k in 0usize..40,
+        ) {
+            let mut sorted = scores.clone();
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            let want = if k == 0 || k > sorted.len() { None } else { Some(sorted[k - 1].to_bits()) };
+            prop_assert_eq!(kth_best_score(scores.into_iter(), k).map(f32::to_bits), want);
+        }
+
         #[test]
         fn the_rising_floor_finds_what_scoring_every_row_finds(
             rows in proptest::collection::vec(proptest::collection::vec(-1.0f32..1.0, 4), 1..400),
