@@ -103,9 +103,7 @@ impl Engram {
             sealed,
             ..episode_record(id.clone(), scope.clone(), text, tags, stamp, now)
         };
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) })?;
         Ok(Some(id))
     }
 
