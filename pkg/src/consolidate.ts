@@ -1,6 +1,7 @@
 /**
  * Consolidation in the SDK: ending a session (its episode, written by the core through the
- * ordinary ops), episodes of sessions idle past their TTL, and — when the memory has an
+ * ordinary ops), episodes of sessions idle past their TTL (by the sweep, or by the core when
+ * a turn joins one: the commit names it, see `Writer`), and — when the memory has an
  * extractor that can `summarize` — the abstractive rewrite of each new episode: one request
  * in the background, never awaited by the caller, its answer validated (`parseEpisode`)
  * and then checked and redacted by the core as any write before it replaces the
@@ -14,6 +15,7 @@ import { parseEpisode } from "./extract/episode.js";
 import type { Extractor } from "./extract/llm.js";
 import type { Learner } from "./learn.js";
 import type { Lifetime } from "./lifetime.js";
+import type { Written } from "./write.js";
 import type { ChatTurn, MemoryRecord, Role, Scope } from "./types.js";
 
 /** What ending a session did. */
@@ -28,8 +30,8 @@ export interface EndReport {
 const MAX_TURN_CHARS = 24_000;
 const ROLES: readonly string[] = ["user", "assistant", "tool", "system"];
 
-/** What an abstractive run needs to know about the episode it rewrites. */
-interface Draft {
+/** What an abstractive run needs to know about the episode it rewrites (made inside the write that wrote the episode). */
+export interface Draft {
   session: string;
   id: string;
   text: string;
@@ -41,7 +43,8 @@ export class Episodes {
   constructor(
     private readonly life: Lifetime,
     private readonly scope: Scope,
-    private readonly learner: Learner,
+    /** Runs a background task (`Learner.spawn`: `idle()` waits for it, a failure is an `error` event). */
+    private readonly spawn: Learner["spawn"],
     private readonly extractor: Extractor | undefined,
   ) {}
 
@@ -81,6 +84,20 @@ export class Episodes {
     return ids;
   }
 
+  /**
+   * Inside the write that appended turns to `session`: when its commit first wrote the
+   * session's episode (the session had idled past its TTL), the draft of its rewrite — the
+   * episode and the turns before the new ones. Start it with {@link Episodes.abstract}
+   * once the write is durable.
+   */
+  drafted(session: string, written: Written): Draft | undefined {
+    if (!written.episode) return undefined;
+    const now = this.life.now();
+    const fresh = new Set(written.turns);
+    const turns = (this.life.handle.recentTurns(this.at(session), 0xffff_ffff) as MemoryRecord[]).filter((t) => !fresh.has(t.id));
+    return this.draft(session, written.episode, turns, now);
+  }
+
   private at(session: string): Scope {
     return { ...this.scope, session };
   }
@@ -102,10 +119,10 @@ export class Episodes {
   }
 
   /** One request for a summary in the background; its answer replaces the episode's text if the episode is unchanged. */
-  private abstract(d: Draft): void {
+  abstract(d: Draft): void {
     const extractor = this.extractor;
     if (!extractor?.summarize) return;
-    this.learner.spawn("episode", async () => {
+    this.spawn("episode", async () => {
       let answer: unknown;
       try {
         answer = await extractor.summarize!({ session: d.session, turns: d.turns, episode: d.text });

@@ -77,12 +77,13 @@ export class Engram {
     this.vectors = new Vectors(opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined);
     const lock = new WriterLock(prefix, storage);
     this.life = new Lifetime(opts, persistence, replica, this.vectors.embedder, lock, (report) => (this.openReport = report));
-    this.writer = new Writer(this.life, this.vectors, scope, opts.embedTurns ?? true);
+    // The learner runs the abstractive episodes too; it is made after the writer it writes through.
+    this.episodes = new Episodes(this.life, scope, (task, f) => this.learner.spawn(task, f), opts.extractor);
+    this.writer = new Writer(this.life, this.vectors, scope, opts.embedTurns ?? true, this.episodes);
     this.knowledge = new Knowledge(this.life, scope);
     this.documents = new Documents(this.life, this.vectors, scope);
     this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
     this.learner = new Learner(this.writer.learnerHooks());
-    this.episodes = new Episodes(this.life, scope, this.learner, opts.extractor);
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
     this.life.onWritten = (type) => type !== "pull" && this.syncClient?.poke();
   }

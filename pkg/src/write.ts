@@ -6,6 +6,7 @@
  * Two crossings into wasm per write, whatever it holds.
  * @module
  */
+import type { Episodes } from "./consolidate.js";
 import type { Vectors } from "./embed/vectors.js";
 import { EngramInputError } from "./errors.js";
 import type { LearnerHooks } from "./learn.js";
@@ -46,6 +47,12 @@ interface Batch {
 export interface Written {
   turns: string[];
   remembered: WriteOutcome[];
+  /**
+   * The episode written for the session before the turns joined it, when it had idled past
+   * its TTL (with `consolidation.episodes`): it summarises what was said before the pause,
+   * and is rewritten abstractively in the background like the episode of `session.end()`.
+   */
+  episode: string | null;
 }
 
 export class Writer {
@@ -54,6 +61,7 @@ export class Writer {
     private readonly vectors: Vectors,
     private readonly scope: Scope,
     private readonly embedTurns: boolean,
+    private readonly episodes: Episodes,
   ) {}
 
   /** Remember inputs (a string is a user-stated fact) as one write. */
@@ -73,10 +81,7 @@ export class Writer {
 
   /** Append turns as one write: all of them or none (see `Lifetime.undo`). */
   async turns(session: string, turns: { role: Role; text: string }[]): Promise<string[]> {
-    return this.life.mutate("turn", async () => {
-      const { turns: ids } = await this.write({ turns, session });
-      return { value: ids, ids };
-    });
+    return (await this.withTurns({ turns, session }, (out) => [{ type: "turn", ids: out.turns }])).turns;
   }
 
   /**
@@ -93,12 +98,28 @@ export class Writer {
     for (const [i, t] of turns.entries()) {
       if (typeof t?.text === "string") checkSize(t.text, `turn ${i} text`);
     }
-    return this.life.mutate("turn", async () => {
-      const out = await this.write({ turns, session: opts.session, extract: true });
+    return this.withTurns({ turns, session: opts.session, extract: true }, (out) => {
       const events: ChangeEvent[] = [{ type: "turn", ids: out.turns }];
       if (out.remembered.length) events.push({ type: "remember", ids: outcomeIds(out.remembered) });
-      return { value: out, ids: out.turns, events };
+      return events;
     });
+  }
+
+  /**
+   * A write that appends turns (every one goes through here): the pipeline in one `mutate`,
+   * its events (then `episode` when the commit wrote one: the session had idled), and,
+   * once it is durable, the abstractive rewrite of that episode in the background — the
+   * path `Episodes.end` takes, never awaited here (`idle()` waits for it).
+   */
+  private async withTurns(b: Batch & { session: string }, events: (out: Written) => ChangeEvent[]): Promise<Written> {
+    const { out, draft } = await this.life.mutate("turn", async () => {
+      const out = await this.write(b);
+      const draft = this.episodes.drafted(b.session, out);
+      const all = out.episode ? [...events(out), { type: "episode" as const, ids: [out.episode] }] : events(out);
+      return { value: { out, draft }, ids: out.turns, events: all };
+    });
+    if (draft) this.episodes.abstract(draft);
+    return out;
   }
 
   /** What the learner may do: read current memories, and write a validated batch atomically. */

@@ -334,3 +334,151 @@ test("an extractor without summarize leaves episodes extractive and is never ask
     await mem.close();
   }
 });
+
+// A session idle past its TTL is summarised by the core when its next turn arrives; the
+// commit names that episode, and the SDK rewrites it as it rewrites the episode of `end()`.
+const TTL = { sessionTtlMs: 60_000 };
+const PAUSE = 61_000;
+
+test("a turn after the session idled past its TTL returns before the summary, which then rewrites the earlier part's episode in place", async () => {
+  const srv = await chatServer();
+  const c = clock();
+  const mem = await abstractive(srv, c, { config: TTL });
+  const events = [];
+  mem.on((e) => events.push(e));
+  try {
+    const { s, ids } = await chat(mem);
+    assert.equal(srv.requests.length, 0, "no episode within the TTL, nothing asked");
+    c.advance(PAUSE);
+    srv.hold = true;
+    srv.answers.push([200, { summary: "Ana (Globex, Lisbon) decided to ship billing on Friday; open: migration notes." }]);
+    const back = await s.append("user", "I'm back: we moved the launch to Monday.");
+    await until(() => srv.requests.length === 1);
+    assert.equal(srv.held.length, 1, "append returned while the summary request is pending");
+    const [extractive, ...others] = await episodes(mem);
+    assert.equal(others.length, 0);
+    assert.equal(extractive.source, "rule-extracted");
+    assert.match(extractive.text, /ship the billing service on Friday/);
+    assert.doesNotMatch(extractive.text, /Monday/, "the episode is of what was said before the pause");
+    assert.deepEqual(events.slice(-2), [{ type: "turn", ids: [back] }, { type: "episode", ids: [extractive.id] }]);
+
+    const sent = JSON.parse(srv.requests[0].body.messages[1].content);
+    assert.equal(sent.session, "s1");
+    assert.equal(sent.draft_episode, extractive.text);
+    assert.deepEqual(sent.turns, TURNS.map(([role, text]) => ({ role, text })), "the turns before the pause, not the new one");
+
+    c.advance(10);
+    srv.release();
+    await mem.idle();
+    const [ep, ...more] = await episodes(mem);
+    assert.equal(more.length, 0);
+    assert.equal(ep.id, extractive.id);
+    assert.equal(ep.source, "llm-extracted");
+    assert.equal(ep.kind, "episode");
+    assert.equal(ep.text, "Ana (Globex, Lisbon) decided to ship billing on Friday; open: migration notes.");
+    assert.deepEqual(ep.tags, extractive.tags, "the turns it cites are kept");
+    const cites = ep.tags.filter((t) => t.startsWith("turn:")).map((t) => t.slice(5));
+    assert.ok(cites.length >= 2 && cites.every((id) => ids.includes(id)), `cites ${cites} are turns before the pause`);
+    assert.deepEqual(events.at(-1), { type: "episode", ids: [ep.id] });
+    assert.ok(!events.some((e) => e.type === "error"));
+    assert.equal(srv.requests.length, 1, "one request per episode");
+
+    // The session went on: ending it summarises both parts again (the rewrite did not hide the new turn).
+    srv.hold = false;
+    srv.answers.push([200, { summary: "Ana moved the billing launch from Friday to Monday." }]);
+    const { episode } = await s.end();
+    assert.equal(episode, ep.id);
+    await mem.idle();
+    const [ended] = await episodes(mem);
+    assert.equal(ended.text, "Ana moved the billing launch from Friday to Monday.");
+    assert.ok(ended.tags.includes(`turn:${back}`), `the new turn is cited once the session ended: ${ended.tags}`);
+    assert.equal(srv.requests.length, 2);
+    assert.match(srv.requests[1].body.messages[1].content, /moved the launch to Monday/);
+  } finally {
+    await mem.close();
+    await srv.close();
+  }
+});
+
+test("a turn after the pause whose summary fails leaves the extractive episode and reports an episode error", async () => {
+  for (const [answer, code] of [
+    [[500, { error: "overloaded" }], "EXTRACTOR_HTTP"],
+    [[200, "not json"], "EXTRACTION_REJECTED"],
+  ]) {
+    const srv = await chatServer();
+    const c = clock();
+    const mem = await abstractive(srv, c, { config: TTL });
+    const errors = [];
+    mem.on((e) => e.type === "error" && errors.push(e));
+    try {
+      const { s } = await chat(mem);
+      c.advance(PAUSE);
+      srv.answers.push(answer);
+      await s.append("user", "I'm back: we moved the launch to Monday.");
+      const [before] = await episodes(mem);
+      await mem.idle();
+      const [after, ...more] = await episodes(mem);
+      assert.equal(more.length, 0);
+      assert.equal(after.id, before.id);
+      assert.equal(after.text, before.text, `${JSON.stringify(answer)}: extractive text kept`);
+      assert.equal(after.source, "rule-extracted");
+      assert.equal(srv.requests.length, 1);
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0].task, "episode");
+      assert.equal(errors[0].error.code, code);
+    } finally {
+      await mem.close();
+      await srv.close();
+    }
+  }
+});
+
+test("observe after the pause hands the episode it wrote to the same abstractive rewrite", async () => {
+  const asked = [];
+  const extractor = {
+    id: "in-process",
+    async propose() {
+      return { operations: [{ op: "NOOP" }] };
+    },
+    async summarize(req) {
+      asked.push(req);
+      return { summary: "Ana works at Globex in Lisbon." };
+    },
+  };
+  const c = clock();
+  const mem = await Engram.open({ user: "ana", embedder: hashEmbedder(), now: c.now, consolidation: EPISODES, config: TTL, extractor });
+  try {
+    const first = await mem.observe([{ role: "user", text: "I'm Ana, I work at Globex in Lisbon." }], { session: "s1" });
+    assert.equal(first.episode, null, "a new session: no episode");
+    c.advance(PAUSE);
+    const out = await mem.observe([{ role: "user", text: "We decided to hire two more engineers." }], { session: "s1" });
+    assert.equal(typeof out.episode, "string", "observe names the episode of the pause");
+    await mem.idle();
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0].turns, [{ role: "user", text: "I'm Ana, I work at Globex in Lisbon." }]);
+    const [ep] = await episodes(mem);
+    assert.equal(ep.id, out.episode);
+    assert.equal(ep.text, "Ana works at Globex in Lisbon.");
+    assert.equal(ep.source, "llm-extracted");
+  } finally {
+    await mem.close();
+  }
+});
+
+test("turns within the TTL write no episode and ask for no summary", async () => {
+  const srv = await chatServer();
+  const c = clock();
+  const mem = await abstractive(srv, c, { config: TTL });
+  try {
+    await chat(mem);
+    c.advance(59_000);
+    const out = await mem.observe([{ role: "user", text: "We decided to hire two more engineers." }], { session: "s1" });
+    assert.equal(out.episode, null);
+    await mem.idle();
+    assert.equal((await episodes(mem)).length, 0);
+    assert.ok(srv.requests.every((r) => !/draft_episode/.test(r.body.messages[1].content)), "no summary was asked");
+  } finally {
+    await mem.close();
+    await srv.close();
+  }
+});

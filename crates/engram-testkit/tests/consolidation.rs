@@ -2,8 +2,8 @@
 //! threshold, keeping key events; sessions that end or idle leave an `Episode` memory
 //! citing their turns. Both deterministic, synced as ops, converging, undone by forgetting.
 
-use engram_core::engram::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded};
-use engram_core::{Config, ContextRequest, Engram, Kind, Layer, ListFilter, OpBody, RecallQuery, Scope, Turn};
+use engram_core::engram::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded, UPTO_PREFIX};
+use engram_core::{Config, ContextRequest, Engram, Kind, Layer, ListFilter, OpBody, RecallQuery, Scope, Turn, WriteBatch};
 use engram_testkit::{corpus, tables};
 
 const T0: i64 = 1_764_000_000_000;
@@ -248,6 +248,62 @@ fn a_session_idle_past_its_ttl_is_summarised_by_the_sweep_or_by_its_next_turn() 
     e.append_turn(&b, Turn::user("I decided to take the train."), T0 + 200 * MIN).expect("a turn after idling");
     let ep = e.get(&b, &episode_id(&b)).expect("b was summarised before its new turn");
     assert!(ep.text.contains("Porto") && !ep.text.contains("train"), "{}", ep.text);
+}
+
+/// One turn for `at` through the write pipeline, as the SDK writes it: the commit's result.
+fn commit_turn(e: &mut Engram, at: &Scope, text: &str, now: i64) -> engram_core::Committed {
+    let batch = WriteBatch { turns: vec![Turn::user(text)], session: at.session.clone(), extract: true, ..WriteBatch::default() };
+    let prepared = e.prepare(&Scope { session: None, ..at.clone() }, batch, now).expect("prepare");
+    let none = vec![None; prepared.texts().len()];
+    e.commit(prepared, none, now).expect("commit")
+}
+
+#[test]
+fn a_turn_joining_a_session_idle_past_its_ttl_reports_the_episode_written_for_the_pause() {
+    let mut e = engine(Config::default(), episodes_on());
+    let s = Scope::user("acme", "ana").with_session("trip");
+    let first = commit_turn(&mut e, &s, "I live in Porto.", T0);
+    assert_eq!(first.episode, None, "a new session has nothing to summarise");
+    let within = commit_turn(&mut e, &s, "I work at Globex.", T0 + 59 * MIN);
+    assert_eq!(within.episode, None, "within the TTL no episode is written");
+    assert!(e.get(&s, &episode_id(&s)).is_err(), "no episode yet");
+    let after = commit_turn(&mut e, &s, "I decided to take the train.", T0 + 59 * MIN + 60 * MIN);
+    assert_eq!(after.episode, Some(episode_id(&s)), "past the TTL the commit names the episode it wrote");
+    assert_eq!(after.turns.len(), 1);
+    let ep = e.get(&s, &episode_id(&s)).expect("the episode is stored");
+    assert!(ep.text.contains("Porto") && ep.text.contains("Globex") && !ep.text.contains("train"), "what was said before the pause: {}", ep.text);
+    assert!(!ep.tags.contains(&format!("turn:{}", after.turns[0])), "the new turn is not cited: {:?}", ep.tags);
+    assert_eq!(commit_turn(&mut e, &s, "Noted.", T0 + 120 * MIN).episode, None, "the session is live again");
+    // With episodes off, an idle session's next turn writes and reports none.
+    let mut off = engine(Config::default(), Consolidation::default());
+    commit_turn(&mut off, &s, "I live in Porto.", T0);
+    assert_eq!(commit_turn(&mut off, &s, "I decided to take the train.", T0 + 200 * MIN).episode, None);
+    // A batch without turns reports none either.
+    let prepared = e.prepare(&s, WriteBatch { memories: vec![engram_core::MemoryInput::fact("Likes trains")], ..WriteBatch::default() }, T0 + 400 * MIN).expect("prepare");
+    assert_eq!(e.commit(prepared, vec![None], T0 + 400 * MIN).expect("commit").episode, None);
+}
+
+#[test]
+fn an_episode_rewritten_after_the_session_went_on_is_still_rewritten_when_the_session_ends() {
+    // The SDK's abstractive rewrite of the pause's episode lands after the turn that wrote
+    // it: the episode is then newer than that turn, yet does not cover it.
+    let mut e = engine(Config::default(), episodes_on());
+    let s = Scope::user("acme", "ana").with_session("trip");
+    commit_turn(&mut e, &s, "I live in Porto.", T0);
+    let back = commit_turn(&mut e, &s, "I decided to take the train.", T0 + 90 * MIN);
+    let id = back.episode.expect("the pause's episode");
+    let upto = format!("{UPTO_PREFIX}{}", back.turns[0]);
+    assert!(!e.get(&s, &id).expect("episode").tags.contains(&upto), "it covers the turns before the pause only");
+    e.rewrite_episode(&s, "Ana lives in Porto.", T0 + 91 * MIN).expect("rewrite");
+    e.end_session(&s, T0 + 92 * MIN).expect("end");
+    let ep = e.get(&s, &id).expect("episode");
+    assert!(ep.text.contains("Porto") && ep.text.contains("train"), "the ended session's episode covers both parts: {}", ep.text);
+    assert_eq!(ep.source, engram_core::Source::RuleExtracted);
+    assert!(ep.tags.contains(&upto), "{:?}", ep.tags);
+    // Rewritten again, it covers the whole session: ending it again writes nothing.
+    e.rewrite_episode(&s, "Ana lives in Porto and takes the train.", T0 + 93 * MIN).expect("rewrite");
+    assert_eq!(e.write_episode(&s, T0 + 94 * MIN).expect("episode"), None);
+    assert_eq!(e.get(&s, &id).expect("episode").text, "Ana lives in Porto and takes the train.");
 }
 
 #[test]

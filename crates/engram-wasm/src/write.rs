@@ -27,6 +27,7 @@ struct CommittedOut {
     turns: Vec<String>,
     remembered: Vec<engram_core::WriteOutcome>,
     documents: Vec<Vec<String>>,
+    episode: Option<String>,
 }
 
 #[wasm_bindgen]
@@ -59,7 +60,8 @@ impl EngramHandle {
 
     /// Write the batch `prepare` (or `prepareDocuments`) returned `id` for, with one vector
     /// per text (a `Float32Array`, or undefined for none): `{ turns: [id], remembered:
-    /// [WriteOutcome], documents: [[chunkId]] }`.
+    /// [WriteOutcome], documents: [[chunkId]], episode: id | null }` — `episode` is the
+    /// episode written for the turns' session when it had idled past its TTL.
     pub fn commit(&mut self, id: u32, vectors: js_sys::Array, now: f64) -> Result<JsValue, JsValue> {
         let prepared = match self.waiting.take() {
             Some((at, p)) if at == id => p,
@@ -70,7 +72,7 @@ impl EngramHandle {
         };
         let vectors = vectors.iter().map(|v| vector(&v)).collect::<Result<Vec<_>, _>>()?;
         let done = self.inner.commit(prepared, vectors, millis(now)?).map_err(to_js)?;
-        to_plain(&CommittedOut { turns: done.turns, remembered: done.remembered, documents: done.documents })
+        to_plain(&CommittedOut { turns: done.turns, remembered: done.remembered, documents: done.documents, episode: done.episode })
     }
 }
 

@@ -152,9 +152,7 @@ impl Engram {
     /// Delete records (tombstones) and queue the ops.
     fn delete_records(&mut self, user: &crate::model::UserKey, ids: Vec<String>, stamp: Stamp) -> Result<()> {
         for id in ids {
-            let op = Op { user: user.clone(), stamp, body: OpBody::Delete { id } };
-            self.apply(op.clone())?;
-            self.pending.push(op);
+            self.write_op(Op { user: user.clone(), stamp, body: OpBody::Delete { id } })?;
         }
         Ok(())
     }

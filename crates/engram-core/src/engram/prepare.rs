@@ -85,6 +85,10 @@ pub struct Committed {
     pub remembered: Vec<WriteOutcome>,
     /// Per document, the ids of its chunk records in order.
     pub documents: Vec<Vec<String>>,
+    /// The episode written for the turns' session before they joined it, when the session
+    /// had idled past its TTL (with episodes on; see [`crate::engram::consolidate`]): it
+    /// summarises what was said before the pause. `None` otherwise.
+    pub episode: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -177,6 +181,7 @@ impl Engram {
 
     /// Write a prepared batch with one vector (or `None`: no vector) per text of
     /// [`Prepared::texts`]: turns, then memories, then the graph links of extracted facts.
+    /// Turns joining a session idle past its TTL first summarise it ([`Committed::episode`]).
     /// A vector of the wrong dimension or with NaN refuses the batch before anything is
     /// written.
     pub fn commit(&mut self, prepared: Prepared, vectors: Vec<Option<Vec<f32>>>, now: Millis) -> Result<Committed> {
@@ -198,10 +203,10 @@ impl Engram {
                 Item::Chunk(d, c) => documents[d].vectors[c] = v,
             }
         }
-        let mut out = Committed { turns: Vec::with_capacity(turns.len()), remembered: Vec::with_capacity(memories.len()), documents: Vec::new() };
+        let mut out = Committed { turns: Vec::with_capacity(turns.len()), remembered: Vec::with_capacity(memories.len()), documents: Vec::new(), episode: None };
         if let Some(session) = session.filter(|_| !turns.is_empty()) {
             let at = Scope { session: Some(session), ..scope.clone() };
-            self.before_turns(&at, now)?;
+            out.episode = self.before_turns(&at, now)?;
             for turn in turns {
                 out.turns.push(self.insert_turn(&at, turn, now)?);
             }

@@ -157,9 +157,7 @@ impl Engram {
         ids.push(deleted_marker(id));
         let stamp = self.next_stamp(now);
         for id in ids {
-            let op = Op { user: user.clone(), stamp, body: OpBody::Delete { id } };
-            self.apply(op.clone())?;
-            self.pending.push(op);
+            self.write_op(Op { user: user.clone(), stamp, body: OpBody::Delete { id } })?;
         }
         Ok(existed)
     }

@@ -21,13 +21,11 @@ impl Engram {
             check(f, v)?;
         }
         let stamp = self.next_stamp(now);
-        let op = Op {
+        self.write_op(Op {
             user: scope.user_key(),
             stamp,
             body: OpBody::GraphEdge { from: r.from, rel: r.rel, to: r.to, present: r.present, record: r.record },
-        };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        })?;
         Ok(())
     }
 
@@ -41,13 +39,11 @@ impl Engram {
             return Err(Error::invalid("value", format!("at most {} bytes", crate::model::limits::MAX_ATTR_VALUE)));
         }
         let stamp = self.next_stamp(now);
-        let op = Op {
+        self.write_op(Op {
             user: scope.user_key(),
             stamp,
             body: OpBody::GraphAttr { entity: entity.clone(), attr: attr.to_owned(), value: value.to_owned() },
-        };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        })?;
         Ok(())
     }
 

@@ -30,6 +30,15 @@ impl Engram {
         std::mem::take(&mut self.pending)
     }
 
+    /// Write a local op: apply it here, as every replica will, then queue it for sync
+    /// ([`Engram::take_pending`]); nothing is queued when applying it fails. Writes made of
+    /// ops go through here.
+    pub(crate) fn write_op(&mut self, op: Op) -> Result<()> {
+        self.apply(op.clone())?;
+        self.pending.push(op);
+        Ok(())
+    }
+
     /// Number of local ops not yet taken.
     pub fn pending_len(&self) -> usize {
         self.pending.len()
@@ -45,8 +54,7 @@ impl Engram {
         let stamp = self.next_stamp(now);
         let op = Op { user: scope.user_key(), stamp, body: OpBody::Delete { id: id.to_owned() } };
         let existed = self.partitions.get(&op.user).is_some_and(|p| p.slot_of(id).is_some());
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(op)?;
         Ok(existed)
     }
 
@@ -56,9 +64,7 @@ impl Engram {
         scope.validate()?;
         let n = self.partitions.get(&scope.user_key()).map_or(0, Partition::len);
         let stamp = self.next_stamp(now);
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::ForgetUser };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::ForgetUser })?;
         Ok(n)
     }
 

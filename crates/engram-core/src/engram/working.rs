@@ -149,9 +149,7 @@ impl Engram {
             self.clear_session(scope, &session, now)?;
         }
         let stamp = self.next_stamp(now);
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionSet { session, key: key.to_owned(), value: value.to_owned() } };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::SessionSet { session, key: key.to_owned(), value: value.to_owned() } })?;
         Ok(())
     }
 
@@ -178,9 +176,7 @@ impl Engram {
         scope.validate()?;
         self.validate_text(summary)?;
         let stamp = self.next_stamp(now);
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionSummary { session, text: summary.trim().to_owned() } };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::SessionSummary { session, text: summary.trim().to_owned() } })?;
         Ok(())
     }
 
@@ -192,9 +188,7 @@ impl Engram {
 
     fn clear_session(&mut self, scope: &Scope, session: &str, now: Millis) -> Result<()> {
         let stamp = self.next_stamp(now);
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::SessionClear { session: session.to_owned() } };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::SessionClear { session: session.to_owned() } })?;
         Ok(())
     }
 

@@ -43,9 +43,7 @@ impl Engram {
         record.embedding = None;
         record.updated_at = now;
         record.stamp = stamp;
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) })?;
         Ok(id)
     }
 }

@@ -166,9 +166,7 @@ impl Engram {
                     }),
                     ..episode_record(id.clone(), at.clone(), text.clone(), tags, stamp, now)
                 };
-                let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
-                self.apply(op.clone())?;
-                self.pending.push(op);
+                self.write_op(Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) })?;
             }
             for r in sources.iter().filter(|r| r.is_current()) {
                 match settings.folded {
@@ -193,9 +191,7 @@ impl Engram {
         rec.superseded_by = Some(by.to_owned());
         rec.valid_to = Some(now);
         rec.stamp = self.next_stamp(now);
-        let op = Op { user, stamp: rec.stamp, body: OpBody::Upsert(Box::new(rec)) };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user, stamp: rec.stamp, body: OpBody::Upsert(Box::new(rec)) })?;
         Ok(())
     }
 }

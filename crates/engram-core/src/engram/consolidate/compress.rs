@@ -106,9 +106,7 @@ impl Engram {
         let Some(mut rec) = self.partitions.get(&user).and_then(|p| p.slot_of(id).and_then(|s| p.full_record(s))) else { return Ok(()) };
         rec.layer = layer;
         rec.stamp = self.next_stamp(now);
-        let op = Op { user, stamp: rec.stamp, body: OpBody::Upsert(Box::new(rec)) };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user, stamp: rec.stamp, body: OpBody::Upsert(Box::new(rec)) })?;
         Ok(())
     }
 }

@@ -21,6 +21,10 @@ use crate::text::content_hash;
 pub const EPISODE_TAG: &str = "episode";
 /// The prefix of a cited turn's tag.
 pub const CITES_PREFIX: &str = "turn:";
+/// The prefix of the tag naming the newest turn an episode covers (`upto:<turn id>`): an
+/// episode rewritten by an LLM after its session went on is newer than turns it does not
+/// cover, so the tag, not its stamp, says whether the session needs a new episode.
+pub const UPTO_PREFIX: &str = "upto:";
 
 /// The id of the episode of `session` (of `agent`, when the scope names one).
 pub fn episode_id(scope: &Scope) -> String {
@@ -40,9 +44,10 @@ impl Engram {
     /// turn's extracted facts, or the turn itself, and the rolling summary's lines — of at
     /// least [`super::Episodes::min_importance`], the heaviest within
     /// [`super::Episodes::budget_tokens`], in the order they were said. Its id is
-    /// [`episode_id`]; its tags are [`EPISODE_TAG`] and `turn:<id>` per cited turn (up to
-    /// the tag limit, heaviest first). `None` when episodes are off, the session has nothing
-    /// worth a line, or its episode is newer than every turn and the summary.
+    /// [`episode_id`]; its tags are [`EPISODE_TAG`], [`UPTO_PREFIX`] with the session's
+    /// newest turn, and `turn:<id>` per cited turn (up to the tag limit, heaviest first).
+    /// `None` when episodes are off, the session has nothing worth a line, or its episode
+    /// already covers its newest turn and summary.
     pub fn write_episode(&mut self, scope: &Scope, now: Millis) -> Result<Option<String>> {
         let Some(settings) = self.consolidation.episodes.clone() else { return Ok(None) };
         let session = scope.require_session()?.to_owned();
@@ -50,10 +55,10 @@ impl Engram {
         let turns = self.recent_turns(scope, Some(usize::MAX))?;
         let summary = self.partition(scope)?.and_then(|p| p.session(&session)).and_then(|s| s.stamped_summary().map(|(t, st)| (t.to_owned(), st)));
         let id = episode_id(scope);
-        let newest = turns.iter().map(|t| t.stamp).chain(summary.as_ref().map(|s| s.1)).max();
-        let Some(newest) = newest else { return Ok(None) };
+        let last = turns.iter().max_by_key(|t| t.stamp);
+        let Some(newest) = last.map(|t| t.stamp).into_iter().chain(summary.as_ref().map(|s| s.1)).max() else { return Ok(None) };
         let existing = self.partition(scope)?.and_then(|p| p.get(&id)).cloned();
-        if existing.as_ref().is_some_and(|e| e.stamp >= newest) {
+        if existing.as_ref().is_some_and(|e| covers(e, last.map(|t| t.id.as_str()), summary.as_ref().map(|s| s.1), newest)) {
             return Ok(None);
         }
         let mut lines: Vec<Line> = Vec::new();
@@ -79,6 +84,8 @@ impl Engram {
         let mut by_weight = chosen.clone();
         by_weight.sort_by(|&a, &b| lines[b].weight.total_cmp(&lines[a].weight).then(a.cmp(&b)));
         let mut tags = vec![EPISODE_TAG.to_owned()];
+        // A turn id too long for a tag (another replica's) leaves the episode to its stamp.
+        tags.extend(last.map(|t| format!("{UPTO_PREFIX}{}", t.id)).filter(|t| t.len() <= MAX_TAG_LEN));
         for i in by_weight {
             if let Some(turn) = &lines[i].cites {
                 let tag = format!("{CITES_PREFIX}{turn}");
@@ -96,9 +103,7 @@ impl Engram {
             sealed,
             ..episode_record(id.clone(), scope.clone(), text, tags, stamp, now)
         };
-        let op = Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
-        self.apply(op.clone())?;
-        self.pending.push(op);
+        self.write_op(Op { user: scope.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) })?;
         Ok(Some(id))
     }
 
@@ -128,5 +133,16 @@ impl Engram {
             out.extend(self.after_session(scope, now)?);
         }
         Ok(out)
+    }
+}
+
+/// Whether an existing episode already says everything the session holds: its `upto:` tag
+/// names the session's newest turn and no summary is newer than it — or, without the tag
+/// (an episode written before it existed, or a turn id too long for a tag), it is newer
+/// than every turn and the summary.
+fn covers(episode: &Record, last_turn: Option<&str>, summary: Option<crate::hlc::Stamp>, newest: crate::hlc::Stamp) -> bool {
+    match episode.tags.iter().find_map(|t| t.strip_prefix(UPTO_PREFIX)) {
+        Some(upto) => last_turn == Some(upto) && summary.is_none_or(|s| s <= episode.stamp),
+        None => episode.stamp >= newest,
     }
 }

@@ -10,8 +10,11 @@
 //! - **Episodes** ([`Episodes`], `episode.rs`): when a session ends or idles past its TTL,
 //!   an `Episode` memory summarises it — its important turns and the facts the rule
 //!   extractor finds in them, within a token budget — tagged `turn:<id>` with the turns it
-//!   cites (an upsert; its id is derived from the session, so replicas that consolidate the
-//!   same session write the same record).
+//!   cites and `upto:<id>` with the newest turn it covers (an upsert; its id is derived
+//!   from the session, so replicas that consolidate the same session write the same
+//!   record). The SDK may then rewrite it abstractively ([`Engram::rewrite_episode`]); a
+//!   turn that joins a session idle past its TTL first writes its episode, named by
+//!   [`crate::Committed::episode`], so the SDK rewrites that one too.
 //! - **Learned patterns** ([`Patterns`], `patterns.rs`, `signals.rs`; seed 002's
 //!   `batch_learn`): a signal in user turns — a known thing chosen or asked for ("write it
 //!   in Go", "I prefer golang" → `programming language:go`), or another like or dislike —
@@ -67,7 +70,7 @@ use crate::model::Scope;
 
 pub use compress::Compressed;
 pub use compact::{compacted_id, month_of, Compacted, COMPACTED_TAG, FROM_PREFIX, MONTH_PREFIX};
-pub use episode::{episode_id, CITES_PREFIX, EPISODE_TAG};
+pub use episode::{episode_id, CITES_PREFIX, EPISODE_TAG, UPTO_PREFIX};
 pub use patterns::{pattern_id, PATTERN_TAG, SESSION_PREFIX, SIGNAL_PREFIX};
 pub use signals::{signals, Signal};
 
@@ -227,20 +230,22 @@ impl Engram {
 
 impl Engram {
     /// Before turns join a session: one idle past its TTL is summarised first, so its
-    /// episode holds what was said before the pause.
-    pub(crate) fn before_turns(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<()> {
+    /// episode holds what was said before the pause. Returns the episode's id when one was
+    /// written (the commit reports it, for the SDK's abstractive rewrite).
+    pub(crate) fn before_turns(&mut self, at: &Scope, now: crate::hlc::Millis) -> Result<Option<String>> {
         if self.consolidation.episodes.is_none() && self.consolidation.patterns.is_none() && self.consolidation.compaction.is_none() {
-            return Ok(());
+            return Ok(None);
         }
         let ttl = self.config.session_ttl_ms;
         let idle = at.session.as_deref().is_some_and(|name| {
             self.partitions.get(&at.user_key()).and_then(|p| p.session(name)).is_some_and(|s| !s.turns().is_empty() && now.saturating_sub(s.touched_at()) >= ttl)
         });
-        if idle {
-            self.write_episode(at, now)?;
-            self.after_session(at, now)?;
+        if !idle {
+            return Ok(None);
         }
-        Ok(())
+        let episode = self.write_episode(at, now)?;
+        self.after_session(at, now)?;
+        Ok(episode)
     }
 
     /// Once a session has ended or idled (its episode written): learn patterns, then

@@ -135,9 +135,7 @@ impl Engram {
                 valid_from: existing.map(|e| e.valid_from).into_iter().chain(ev.since).min().unwrap_or(now),
                 ..Record::fresh(id.clone(), at.clone(), Kind::Pattern, text, stamp, now)
             };
-            let op = Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) };
-            self.apply(op.clone())?;
-            self.pending.push(op);
+            self.write_op(Op { user: at.user_key(), stamp, body: OpBody::Upsert(Box::new(record)) })?;
             out.push(id);
         }
         Ok(out)
