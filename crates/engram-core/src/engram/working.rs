@@ -111,22 +111,31 @@ impl Engram {
 
     /// The last `n` turns of the scope's session (default: the configured window), oldest first.
     pub fn recent_turns(&self, scope: &Scope, n: Option<usize>) -> Result<Vec<Record>> {
-        let session = scope.require_session()?;
         let n = n.unwrap_or(self.config.recent_turns);
-        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
-        let Some(s) = p.session(session) else { return Ok(Vec::new()) };
-        let mut turns: Vec<Record> = s.turns().iter().filter_map(|id| p.get(id).cloned()).collect();
-        turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
-        let skip = turns.len().saturating_sub(n);
-        Ok(turns.split_off(skip))
+        let turns = self.turn_records(scope)?;
+        Ok(turns[turns.len().saturating_sub(n)..].iter().map(|r| (*r).clone()).collect())
     }
 
     /// Turns that have left the recent window (oldest first): what a rolling summary covers.
     pub fn overflow_turns(&self, scope: &Scope) -> Result<Vec<Record>> {
-        let mut all = self.recent_turns(scope, Some(usize::MAX))?;
-        let keep = all.len().saturating_sub(self.config.recent_turns);
-        all.truncate(keep);
+        Ok(self.overflow_turn_records(scope)?.into_iter().cloned().collect())
+    }
+
+    /// [`Engram::overflow_turns`], borrowed.
+    pub(crate) fn overflow_turn_records(&self, scope: &Scope) -> Result<Vec<&Record>> {
+        let mut all = self.turn_records(scope)?;
+        all.truncate(all.len().saturating_sub(self.config.recent_turns));
         Ok(all)
+    }
+
+    /// Every turn of the scope's session, oldest first, borrowed.
+    fn turn_records(&self, scope: &Scope) -> Result<Vec<&Record>> {
+        let session = scope.require_session()?;
+        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
+        let Some(s) = p.session(session) else { return Ok(Vec::new()) };
+        let mut turns: Vec<&Record> = s.turns().iter().filter_map(|id| p.get(id)).collect();
+        turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
+        Ok(turns)
     }
 
     /// Set a session state value; refreshes the session's TTL. Made an op, so the value

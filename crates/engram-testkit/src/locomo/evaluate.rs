@@ -110,7 +110,7 @@ pub fn evaluate_sessions(samples: &[LocomoSample], config: &Config, consolidatio
         let mut dia_of: HashMap<String, String> = HashMap::new();
         let last = s.turns.iter().map(|t| t.at).max().unwrap_or(0);
         for (i, t) in s.turns.iter().enumerate() {
-            let at = user.clone().with_session(&format!("s{}", t.session));
+            let at = user.clone().with_session(format!("s{}", t.session));
             let text = format!("{}: {}", t.speaker, t.text);
             let mut turn = Turn::user(&text);
             turn.embedding = embed.map(|e| e(&text)).filter(|v| v.iter().any(|x| *x != 0.0));

@@ -23,10 +23,11 @@ pub struct Compressed {
     pub tokens: usize,
 }
 
-/// The turns past the window not folded yet: those that fold, and the key events kept.
-struct Plan {
-    fold: Vec<Record>,
-    kept: Vec<Record>,
+/// The turns past the window not folded yet: those that fold (and their tokens, counted
+/// only when the plan is made to fold), and the key events kept.
+struct Plan<'a> {
+    fold: Vec<&'a Record>,
+    kept: Vec<&'a Record>,
     tokens: usize,
 }
 
@@ -41,22 +42,26 @@ impl Engram {
     pub fn compress_session(&mut self, scope: &Scope, now: Millis) -> Result<Option<Compressed>> {
         let Some(c) = self.consolidation.compression.clone() else { return Ok(None) };
         scope.require_session()?;
-        let plan = self.fold_plan(scope, &c)?;
-        if plan.fold.is_empty() || plan.tokens <= c.threshold_tokens {
-            return Ok(None);
-        }
+        let (fold, kept, tokens) = {
+            let plan = self.fold_plan(scope, &c, true)?;
+            if plan.fold.is_empty() || plan.tokens <= c.threshold_tokens {
+                return Ok(None);
+            }
+            let fold: Vec<Record> = plan.fold.into_iter().cloned().collect();
+            (fold, plan.kept.into_iter().map(|r| r.id.clone()).collect::<Vec<String>>(), plan.tokens)
+        };
         let mut lines: Vec<Line> = self
             .summary(scope)?
             .map(|s| s.lines().filter(|l| !l.trim().is_empty()).map(|l| Line { text: l.to_owned(), weight: line_weight(l), cites: None }).collect())
             .unwrap_or_default();
-        for r in &plan.fold {
+        for r in &fold {
             lines.push(Line { text: turn_line(&self.tokenizer, r), weight: turn_weight(r), cites: Some(r.id.clone()) });
         }
         let text = join(&lines, &choose(&self.tokenizer, &lines, c.summary_tokens));
         if !text.trim().is_empty() {
             self.set_summary(scope, &text, now)?;
         }
-        for r in &plan.fold {
+        for r in &fold {
             match c.folded {
                 Folded::Keep => self.move_to_layer(scope, &r.id, Layer::Episodic, now)?,
                 Folded::Remove => {
@@ -65,9 +70,9 @@ impl Engram {
             }
         }
         Ok(Some(Compressed {
-            folded: plan.fold.into_iter().map(|r| r.id).collect(),
-            kept: plan.kept.into_iter().map(|r| r.id).collect(),
-            tokens: plan.tokens,
+            folded: fold.into_iter().map(|r| r.id).collect(),
+            kept,
+            tokens,
         }))
     }
 
@@ -75,16 +80,18 @@ impl Engram {
     /// (none when compression is off): `build_context` shows them beside the summary.
     pub fn key_events(&self, scope: &Scope) -> Result<Vec<Record>> {
         match self.consolidation.compression.clone() {
-            Some(c) if scope.session.is_some() => Ok(self.fold_plan(scope, &c)?.kept),
+            Some(c) if scope.session.is_some() => Ok(self.fold_plan(scope, &c, false)?.kept.into_iter().cloned().collect()),
             _ => Ok(Vec::new()),
         }
     }
 
-    fn fold_plan(&self, scope: &Scope, c: &Compression) -> Result<Plan> {
-        let unfolded: Vec<Record> = self.overflow_turns(scope)?.into_iter().filter(|r| r.layer == Layer::Working).collect();
+    /// What compression would fold now; the folded turns' tokens only when `count`
+    /// (`build_context` asks for the key events alone, on every request).
+    fn fold_plan(&self, scope: &Scope, c: &Compression, count: bool) -> Result<Plan<'_>> {
+        let unfolded: Vec<&Record> = self.overflow_turn_records(scope)?.into_iter().filter(|r| r.layer == Layer::Working).collect();
         let p = self.partition(scope)?;
         let weight = |r: &Record| p.and_then(|p| p.slot_of(&r.id)).and_then(|s| p?.weight(s, turn_weight)).unwrap_or_else(|| turn_weight(r));
-        let keys: Vec<usize> = (0..unfolded.len()).filter(|&i| weight(&unfolded[i]) > c.key_importance).collect();
+        let keys: Vec<usize> = (0..unfolded.len()).filter(|&i| weight(unfolded[i]) > c.key_importance).collect();
         let kept_from = keys.len().saturating_sub(c.key_events);
         let kept_ix = &keys[kept_from..];
         let (mut fold, mut kept) = (Vec::new(), Vec::new());
@@ -93,7 +100,9 @@ impl Engram {
             if kept_ix.contains(&i) {
                 kept.push(r);
             } else {
-                tokens += self.tokenizer.count(&turn_line(&self.tokenizer, &r)).tokens + 1;
+                if count {
+                    tokens += self.tokenizer.count(&turn_line(&self.tokenizer, r)).tokens + 1;
+                }
                 fold.push(r);
             }
         }
