@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
+use crate::engram::config::ChannelWeights;
 use crate::engram::partition::{Partition, Pool};
 use crate::lexical::Scores;
 use crate::engram::Engram;
@@ -133,9 +134,9 @@ impl From<Route> for RouteName {
 
 /// Cosines closer than this are a tie: below the int8 index's precision, and a static
 /// embedder scores texts that differ in one number within it ("fact 3" vs "fact 4").
-const VECTOR_TIE: f32 = 1e-3;
+pub(crate) const VECTOR_TIE: f32 = 1e-3;
 /// BM25 scores within this fraction of each other are a tie.
-const LEXICAL_TIE: f32 = 1e-4;
+pub(crate) const LEXICAL_TIE: f32 = 1e-4;
 
 /// How much a memory's words count for the memories said just before and after it (see
 /// `engram::timeline`): a memory's lexical score is its own plus this share of the scores
@@ -214,7 +215,7 @@ fn around_of<'m>(p: &Partition, memo: &'m mut FxHashMap<u32, Vec<(u32, usize)>>,
 /// Competition ranks (1, 2, 2, 4) of hits sorted best first: a hit whose score is within
 /// the tie bound of the first hit of its group shares that hit's rank. Fusing ranks, two
 /// equal scores must not become ranks 2 and 7 by insertion order.
-fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32> {
+pub(crate) fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32> {
     let mut ranks = Vec::with_capacity(sorted.len());
     let mut group = (1u32, f32::INFINITY);
     for (i, &(_, score)) in sorted.iter().enumerate() {
@@ -226,16 +227,30 @@ fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32>
     ranks
 }
 
+/// Reciprocal-rank fusion of a hit's channel ranks with the channels' weights.
+pub(crate) fn fuse(sp: &ScoreParts, w: ChannelWeights, k: f32) -> f32 {
+    let rr = |rank: u32| 1.0 / (k + rank as f32);
+    sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r)) + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r)) + sp.key.map_or(0.0, |r| w.key * rr(r)) + sp.graph.map_or(0.0, |r| w.graph * rr(r))
+}
+
 impl Engram {
     /// Recall the scope's user's memories relevant to `q` at time `now`.
     pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
+        let p = self.partition(scope)?;
+        self.recall_in(p, None, q, now)
+    }
+
+    /// [`Engram::recall`] in partition `p` (the caller chose it: a user's, or their
+    /// tenant's library for [`Engram::search_documents`]). With `also`, words are scored as
+    /// in one index holding both partitions' texts, so two recalls' lexical scores compare.
+    pub(crate) fn recall_in(&self, p: Option<&Partition>, also: Option<&Partition>, q: &RecallQuery, now: Millis) -> Result<Recall> {
         crate::model::limits::check_at_most("k", q.k, crate::model::limits::MAX_K)?;
         if q.kinds.iter().any(|k| k.is_archival()) && q.kinds.iter().any(|k| !k.is_archival()) {
             return Err(crate::error::Error::invalid("kinds", "document chunks and memories are searched apart: ask for chunks (search_documents) or for memories"));
         }
         let r = route(&q.text);
         let route_name = RouteName::from(r);
-        let Some(p) = self.partition(scope)? else { return Ok(Recall { route: route_name, hits: Vec::new() }) };
+        let Some(p) = p else { return Ok(Recall { route: route_name, hits: Vec::new() }) };
         if r != Route::Retrieve && !q.force {
             return Ok(Recall { route: route_name, hits: Vec::new() });
         }
@@ -257,7 +272,7 @@ impl Engram {
         // memories out of the lexical pool (taken before `accept`) nor cost their search.
         let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
         let cues = QueryCues::of(&q.text);
-        let mut raw = p.bm25(pool).scores(&q.text);
+        let mut raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
         raw.retain(|s| p.meta(s).live(now));
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
         let found = said_together(p, &raw, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
@@ -286,11 +301,7 @@ impl Engram {
         let mut relevant: Vec<(u32, f32)> = Vec::with_capacity(parts.len());
         for (&slot, sp) in parts.iter_mut() {
             let Some(rec) = p.at(slot) else { continue };
-            let rr = |rank: u32| 1.0 / (k + rank as f32);
-            sp.fused = sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r))
-                + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r))
-                + sp.key.map_or(0.0, |r| w.key * rr(r))
-                + sp.graph.map_or(0.0, |r| w.graph * rr(r));
+            sp.fused = fuse(sp, w, k);
             let age = now - rec.freshness();
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
