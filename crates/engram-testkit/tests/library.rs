@@ -5,7 +5,10 @@
 
 use engram_core::engram::render::{CLOSE, OPEN};
 use engram_core::ops::{Op, OpBody};
+use engram_core::engram::prepare::WriteBatch;
 use engram_core::{decode_ops, encode_ops, Config, ContextRequest, DocumentInput, Engram, Kind, MemoryInput, ProcedureInput, RecallQuery, Record, Scope, UserKey};
+
+use engram_testkit::embed::hashed_embedding;
 
 const T0: i64 = 1_764_000_000_000;
 
@@ -238,39 +241,63 @@ fn the_library_survives_a_snapshot_and_its_prepared_chunks_take_vectors() {
     assert!(hits[0].shared && hits[0].parts.vector.is_some());
 }
 
-#[test]
-fn search_over_the_library_and_the_users_own_documents_ranks_as_one_store_holding_all_of_them_would() {
-    let topics = [
-        ("leave", "Staff get 25 days of paid annual leave. Unused leave days expire in March."),
-        ("travel", "Book trains over flights for trips under five hours. Travel is booked through the portal."),
-        ("expenses", "Expenses are claimed within 30 days with receipts. Meals abroad are paid up to 60 euros a day."),
-        ("security", "Lock the laptop when leaving the desk. Report a lost badge to security within a day."),
-        ("notes", "My own notes: ask HR about leave carried over from last year, and book the train to Shanghai."),
-        ("garden", "Water the tomatoes every morning; the basil needs shade in the afternoon."),
-    ];
+const TOPICS: [(&str, &str); 6] = [
+    ("leave", "Staff get 25 days of paid annual leave. Unused leave days expire in March."),
+    ("travel", "Book trains over flights for trips under five hours. Travel is booked through the portal."),
+    ("expenses", "Expenses are claimed within 30 days with receipts. Meals abroad are paid up to 60 euros a day."),
+    ("security", "Lock the laptop when leaving the desk. Report a lost badge to security within a day."),
+    ("notes", "My own notes: ask HR about leave carried over from last year, and book the train to Shanghai."),
+    ("garden", "Water the tomatoes every morning; the basil needs shade in the afternoon."),
+];
+const QUERIES: [&str; 6] = ["how many days of annual leave", "train or flight for the trip", "lost badge or laptop", "receipts for meals", "leave days and the train", "tomatoes"];
+
+/// The same documents in one user's store, and split by `in_library` between the user's
+/// own documents and the tenant's library: `query`'s hits in both, with each hit's document.
+/// With `vectors`, every chunk and the query get a hashed embedding.
+fn one_and_split(in_library: &[bool], query: &str, vectors: bool) -> (Vec<engram_core::ChunkHit>, Vec<engram_core::ChunkHit>) {
     let alice = Scope::user("acme", "alice");
     let (mut one, mut split) = (Engram::new(Config::default(), 1), Engram::new(Config::default(), 2));
-    for (i, (id, text)) in topics.iter().enumerate() {
+    let embed = |texts: &[String]| texts.iter().map(|t| vectors.then(|| hashed_embedding(t, 64))).collect::<Vec<_>>();
+    for (i, (id, text)) in TOPICS.iter().enumerate() {
         // An hour apart: chunks of different documents are never "said together".
         let at = T0 + i as i64 * 3_600_000;
-        one.put_document(&alice, doc(id, text), at).expect("one store");
-        if i % 2 == 0 {
-            split.put_document(&alice, doc(id, text), at).expect("own");
-        } else {
-            split.put_library_document("acme", doc(id, text), at).expect("library");
-        }
+        let batch = || WriteBatch { documents: vec![doc(id, text)], ..WriteBatch::default() };
+        let p = one.prepare(&alice, batch(), at).expect("one store");
+        let v = embed(p.texts());
+        one.commit(p, v, at).expect("commit");
+        let p = if in_library[i] { split.prepare_library("acme", batch().documents, at) } else { split.prepare(&alice, batch(), at) }.expect("split");
+        let v = embed(p.texts());
+        split.commit(p, v, at).expect("commit");
     }
+    let mut q = RecallQuery::text(query).with_k(4);
+    q.embedding = vectors.then(|| hashed_embedding(query, 64));
     let now = T0 + 10 * 3_600_000;
-    for query in ["how many days of annual leave", "train or flight for the trip", "lost badge or laptop", "receipts for meals", "leave days and the train", "tomatoes"] {
-        let q = RecallQuery::text(query).with_k(4);
-        let a = one.search_documents(&alice, &q, now).expect("one");
-        let b = split.search_documents(&alice, &q, now).expect("split");
-        let docs = |h: &[engram_core::ChunkHit]| h.iter().map(|h| h.document.clone()).collect::<Vec<_>>();
-        assert_eq!(docs(&b), docs(&a), "{query}");
-        for (x, y) in a.iter().zip(&b) {
-            assert!((x.score - y.score).abs() < 1e-6 && x.parts.lexical.map(|l| l.0) == y.parts.lexical.map(|l| l.0), "{query}: {x:?} vs {y:?}");
-            assert_eq!(y.shared, topics.iter().position(|t| t.0 == y.document).is_some_and(|i| i % 2 == 1));
-        }
-        assert!(!a.is_empty(), "{query}");
+    (one.search_documents(&alice, &q, now).expect("one"), split.search_documents(&alice, &q, now).expect("split"))
+}
+
+fn assert_same_ranking(in_library: &[bool], query: &str, vectors: bool) {
+    let (a, b) = one_and_split(in_library, query, vectors);
+    let docs = |h: &[engram_core::ChunkHit]| h.iter().map(|h| h.document.clone()).collect::<Vec<_>>();
+    assert_eq!(docs(&b), docs(&a), "{query} with {in_library:?}");
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x.score - y.score).abs() < 1e-6 && x.parts.lexical.map(|l| l.0) == y.parts.lexical.map(|l| l.0) && x.parts.vector.map(|v| v.0) == y.parts.vector.map(|v| v.0), "{query}: {x:?} vs {y:?}");
+        assert_eq!(y.shared, TOPICS.iter().position(|t| t.0 == y.document).is_some_and(|i| in_library[i]));
+    }
+    assert!(!a.is_empty(), "{query}");
+}
+
+#[test]
+fn search_over_the_library_and_the_users_own_documents_ranks_as_one_store_holding_all_of_them_would() {
+    for query in QUERIES {
+        assert_same_ranking(&[false, true, false, true, false, true], query, false);
+        assert_same_ranking(&[false, true, false, true, false, true], query, true);
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn however_documents_are_split_between_the_library_and_the_user_the_ranking_is_one_stores(mask in 0u8..64, q in 0usize..QUERIES.len(), vectors: bool) {
+        let in_library: Vec<bool> = (0..TOPICS.len()).map(|i| mask & (1 << i) != 0).collect();
+        assert_same_ranking(&in_library, QUERIES[q], vectors);
     }
 }

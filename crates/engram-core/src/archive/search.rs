@@ -6,23 +6,22 @@
 //! their own partitions, then ranked together: each partition's words are scored with the
 //! statistics of both indexes (document count, lengths, document frequencies), so a BM25
 //! score is what one index holding both would give; cosines come from the store's one
-//! embedder. Each channel's raw scores are then ranked over both lists and fused again
-//! with recall's weights, times each chunk's weight: a strong library match outranks a
-//! weak one of the user's and the reverse.
+//! embedder. Each channel's raw scores are then ranked over both partitions' candidates
+//! and fused again with recall's weights, and chunks chosen as recall chooses: the result
+//! is what one store holding both would give (a test holds it for every split), so a
+//! strong library match outranks a weak one of the user's and the reverse.
 
-use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::archive::document_of_chunk;
 use crate::archive::manifest::Manifest;
 use crate::archive::store::chunk_ids;
 use crate::engram::partition::Partition;
-use crate::engram::recall::{fuse, tied_ranks, Hit, RecallQuery, ScoreParts, LEXICAL_TIE, VECTOR_TIE};
+use crate::engram::recall::{choose, fuse, tied_ranks, Hit, RecallQuery, ScoreParts, LEXICAL_TIE, VECTOR_TIE};
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
-use crate::model::{Kind, Scope, UserKey};
-use crate::text::{content_hash, normalize};
+use crate::model::{Kind, Record, Scope, UserKey};
 
 /// One recalled chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -54,78 +53,83 @@ impl Engram {
     /// chunk that no current document lists — left by a version replaced on another
     /// replica — is not returned.
     pub fn search_documents(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Vec<ChunkHit>> {
-        let own = self.partition(scope)?;
-        let library = self.partitions.get(&UserKey::library(scope.tenant.clone()));
-        let has = |p: Option<&Partition>| p.is_some_and(|p| p.chunk_count() > 0);
+        let has = |p: &&Partition| p.chunk_count() > 0;
+        let own = self.partition(scope)?.filter(has);
+        let library = self.partitions.get(&UserKey::library(scope.tenant.clone())).filter(has);
         let q = RecallQuery { kinds: vec![Kind::Chunk], ..q.clone() };
-        let mut hits = Vec::new();
-        // Each partition's words scored as in one index of both (see `Bm25::scores_with`).
-        let (own, library) = (own.filter(|&p| has(Some(p))), library.filter(|&p| has(Some(p))));
-        for (p, also, shared) in [(own, library, false), (library, own, true)] {
-            if let Some(p) = p {
-                hits.push(self.chunk_hits(p, also, &q, now, shared)?);
-            }
-        }
-        Ok(match hits.len() {
-            2 => self.rank_together(hits, q.k),
-            _ => hits.pop().unwrap_or_default(),
-        })
-    }
-
-    /// The chunks of partition `p` relevant to `q`, as recall ranks them there.
-    fn chunk_hits(&self, p: &Partition, also: Option<&Partition>, q: &RecallQuery, now: Millis, shared: bool) -> Result<Vec<ChunkHit>> {
-        let recall = self.recall_in(Some(p), also, q, now)?;
+        let (p, shared) = match (own, library) {
+            (Some(own), Some(library)) => return self.search_both([own, library], &q, now),
+            (Some(p), None) => (p, false),
+            (None, Some(p)) => (p, true),
+            (None, None) => return Ok(Vec::new()),
+        };
+        let recall = self.recall_in(Some(p), &q, now)?;
         let mut out = Vec::with_capacity(recall.hits.len());
         for Hit { record, score, parts } in recall.hits {
-            let Some(doc) = document_of_chunk(&record.id) else { continue };
-            let Some(rec) = p.get(&crate::archive::document_record_id(doc)).filter(|r| r.kind == Kind::Document) else { continue };
-            let ids = chunk_ids(rec)?;
-            let Some(pos) = ids.iter().position(|c| *c == record.id) else { continue };
-            out.push(ChunkHit {
-                chunk: record.id.clone(),
-                document: doc.to_owned(),
-                title: Manifest::decode(&rec.text)?.title,
-                position: pos as u32,
-                count: ids.len() as u32,
-                text: record.text,
-                previous: pos.checked_sub(1).map(|i| ids[i].clone()),
-                next: ids.get(pos + 1).cloned(),
-                score,
-                parts,
-                shared,
-            });
+            out.extend(chunk_hit(p, &record, score, parts, shared)?);
         }
         Ok(out)
     }
 
-    /// The best `k` of several partitions' hits: each channel re-ranked over all of them by
-    /// its raw score (ties shared as recall shares them), fused again, times the hit's
-    /// weight; the weak after the rest, as recall orders them; a text seen before skipped.
-    fn rank_together(&self, lists: Vec<Vec<ChunkHit>>, k: usize) -> Vec<ChunkHit> {
-        let mut all: Vec<ChunkHit> = lists.into_iter().flatten().collect();
-        let by = |all: &[ChunkHit], score: &dyn Fn(&ScoreParts) -> Option<f32>| -> Vec<(u32, f32)> {
-            let mut v: Vec<(u32, f32)> = all.iter().enumerate().filter_map(|(i, h)| Some((i as u32, score(&h.parts)?))).collect();
-            v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            v
-        };
-        let lexical = by(&all, &|p| p.lexical.map(|l| l.1));
-        for ((i, s), rank) in lexical.iter().zip(tied_ranks(&lexical, |top| top * (1.0 - LEXICAL_TIE))) {
-            all[*i as usize].parts.lexical = Some((rank, *s));
+    /// The user's chunks (`parts[0]`) and the library's (`parts[1]`) ranked as one store
+    /// holding both would rank them: each partition's candidates scored with both indexes'
+    /// word statistics, then each channel ranked over both by its raw score (ties shared as
+    /// recall shares them; past the channel's `candidates_per_channel` unranked, as there),
+    /// fused again, and chosen as recall chooses (own before shared on a tie).
+    fn search_both(&self, parts: [&Partition; 2], q: &RecallQuery, now: Millis) -> Result<Vec<ChunkHit>> {
+        let mut all: Vec<((usize, u32), ScoreParts)> = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            let c = self.candidates(Some(p), Some(parts[1 - i]), q, now)?;
+            all.extend(c.scored.into_iter().map(|(slot, sp)| ((i, slot), sp)));
         }
-        let vector = by(&all, &|p| p.vector.map(|v| v.1));
-        for ((i, s), rank) in vector.iter().zip(tied_ranks(&vector, |top| top - VECTOR_TIE)) {
-            all[*i as usize].parts.vector = Some((rank, *s));
+        let n = self.config.candidates_per_channel.max(q.k);
+        rerank(&mut all, n, |sp| sp.lexical.map(|l| l.1), |top| top * (1.0 - LEXICAL_TIE), |sp, r| sp.lexical = r);
+        rerank(&mut all, n, |sp| sp.vector.map(|v| v.1), |top| top - VECTOR_TIE, |sp, r| sp.vector = r);
+        all.retain(|(_, sp)| sp.lexical.is_some() || sp.vector.is_some() || sp.key.is_some() || sp.graph.is_some());
+        for (_, sp) in &mut all {
+            sp.fused = fuse(sp, self.config.weights, self.config.rrf_k);
         }
-        for h in &mut all {
-            h.parts.fused = fuse(&h.parts, self.config.weights, self.config.rrf_k);
-            h.score = h.parts.fused * h.parts.weight;
+        let text = |&(i, slot): &(usize, u32)| parts[i].at(slot).map(|r| r.text.as_str());
+        let mut out = Vec::new();
+        for ((i, slot), sp, score) in choose(all, q.k, self.config.weak_threshold, text, |&key| key) {
+            let Some(rec) = parts[i].at(slot) else { continue };
+            out.extend(chunk_hit(parts[i], rec, score, sp, i == 1)?);
         }
-        let weak = self.config.weak_threshold;
-        // Relevance chooses (fused), then weight orders, as in recall; own before shared on a tie.
-        all.sort_by(|a, b| b.parts.fused.total_cmp(&a.parts.fused).then(a.shared.cmp(&b.shared)).then(a.chunk.cmp(&b.chunk)));
-        let mut seen = FxHashSet::default();
-        let mut chosen: Vec<ChunkHit> = all.into_iter().filter(|h| seen.insert(content_hash(&normalize(&h.text)))).take(k).collect();
-        chosen.sort_by(|a, b| (a.parts.weight < weak).cmp(&(b.parts.weight < weak)).then(b.score.total_cmp(&a.score)).then(a.shared.cmp(&b.shared)).then(a.chunk.cmp(&b.chunk)));
-        chosen
+        Ok(out)
     }
+}
+
+/// Rank one channel over the candidates of several partitions by its raw score (`score`),
+/// best first, ties within `tie_floor` of a group's first sharing its rank, the first `n`
+/// only (the rest lose that channel, as a single partition ranks only its best `n`).
+fn rerank<K: Ord + Copy>(all: &mut [(K, ScoreParts)], n: usize, score: impl Fn(&ScoreParts) -> Option<f32>, tie_floor: impl Fn(f32) -> f32, set: impl Fn(&mut ScoreParts, Option<(u32, f32)>)) {
+    let mut ranked: Vec<(usize, f32)> = all.iter().enumerate().filter_map(|(i, (_, sp))| Some((i, score(sp)?))).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(all[a.0].0.cmp(&all[b.0].0)));
+    let as_slots: Vec<(u32, f32)> = ranked.iter().map(|&(i, s)| (i as u32, s)).collect();
+    let ranks = tied_ranks(&as_slots, tie_floor);
+    for (pos, (&(i, s), rank)) in ranked.iter().zip(ranks).enumerate() {
+        set(&mut all[i].1, (pos < n).then_some((rank, s)));
+    }
+}
+
+/// A recalled chunk record of partition `p` as a hit, with its document, position and
+/// neighbours; `None` when no current document of `p` lists it.
+fn chunk_hit(p: &Partition, record: &Record, score: f32, parts: ScoreParts, shared: bool) -> Result<Option<ChunkHit>> {
+    let Some(doc) = document_of_chunk(&record.id) else { return Ok(None) };
+    let Some(rec) = p.get(&crate::archive::document_record_id(doc)).filter(|r| r.kind == Kind::Document) else { return Ok(None) };
+    let ids = chunk_ids(rec)?;
+    let Some(pos) = ids.iter().position(|c| *c == record.id) else { return Ok(None) };
+    Ok(Some(ChunkHit {
+        chunk: record.id.clone(),
+        document: doc.to_owned(),
+        title: Manifest::decode(&rec.text)?.title,
+        position: pos as u32,
+        count: ids.len() as u32,
+        text: record.text.clone(),
+        previous: pos.checked_sub(1).map(|i| ids[i].clone()),
+        next: ids.get(pos + 1).cloned(),
+        score,
+        parts,
+        shared,
+    }))
 }
