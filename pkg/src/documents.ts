@@ -33,22 +33,7 @@ export class Documents {
    * the ids of its chunks, in order.
    */
   async put(doc: DocumentInput): Promise<string[]> {
-    if (typeof doc !== "object" || doc === null) throw new EngramInputError("INVALID_INPUT", "documents.put(doc) needs { id, text }");
-    checkText(doc.id, "document id");
-    if (typeof doc.text !== "string") checkText(doc.text, "document text");
-    // Refused before it is copied into wasm memory (which never shrinks): a string of more
-    // UTF-16 units than the byte limit is over it (the core checks the exact byte count).
-    if (doc.text.length > MAX_DOCUMENT) {
-      throw new EngramInputError("TEXT_TOO_LARGE", `document text is ${doc.text.length} characters; the limit is ${MAX_DOCUMENT} bytes`);
-    }
-    const input = { ...doc, metadata: doc.metadata === undefined ? "" : JSON.stringify(doc.metadata) };
-    return this.life.mutate("document", async () => {
-      const { id, texts } = this.life.handle.prepareDocuments(this.scope, [input], this.life.now()) as { id: number; texts: string[] };
-      const vectors = await this.vectors.many(texts);
-      const out = this.life.handle.commit(id, vectors, this.life.now()) as { documents: string[][] };
-      const chunks = out.documents[0] ?? [];
-      return { value: chunks, ids: [doc.id] };
-    });
+    return putDocument(this.life, this.vectors, doc, "documents.put", (input) => this.life.handle.prepareDocuments(this.scope, [input], this.life.now()));
   }
 
   /** Document `id` with its whole text; rejects with `NOT_FOUND` when there is none. */
@@ -68,7 +53,11 @@ export class Documents {
     return this.life.mutate("document", async () => ({ value: this.life.handle.deleteDocument(this.scope, id, this.life.now()) as boolean, ids: [id] }));
   }
 
-  /** The chunks relevant to `query`, each with its document, position and neighbours. */
+  /**
+   * The chunks relevant to `query` — this user's and the tenant's library's
+   * (`engram.library`), ranked together — each with its document, position, neighbours
+   * and `shared` (true for a library chunk: read its document with `library.get`).
+   */
   async search(query: string, opts: DocumentSearchOptions = {}): Promise<ChunkHit[]> {
     checkText(query, "query", true);
     const vector = await this.vectors.query(query);
@@ -77,10 +66,32 @@ export class Documents {
   }
 }
 
-type RawDocument = Omit<Document, "metadata"> & { metadata: string };
+/**
+ * The one document write, for a user's documents and the tenant's library alike: check
+ * `doc`, then in one `mutate` the core's `prepare` (given: which partition), the embedder
+ * for the new chunks, and `commit`. Resolves with the ids of its chunks, in order.
+ */
+export function putDocument(life: Lifetime, vectors: Vectors, doc: DocumentInput, what: string, prepare: (input: unknown) => unknown): Promise<string[]> {
+  if (typeof doc !== "object" || doc === null) throw new EngramInputError("INVALID_INPUT", `${what}(doc) needs { id, text }`);
+  checkText(doc.id, "document id");
+  if (typeof doc.text !== "string") checkText(doc.text, "document text");
+  // Refused before it is copied into wasm memory (which never shrinks): a string of more
+  // UTF-16 units than the byte limit is over it (the core checks the exact byte count).
+  if (doc.text.length > MAX_DOCUMENT) {
+    throw new EngramInputError("TEXT_TOO_LARGE", `document text is ${doc.text.length} characters; the limit is ${MAX_DOCUMENT} bytes`);
+  }
+  const input = { ...doc, metadata: doc.metadata === undefined ? "" : JSON.stringify(doc.metadata) };
+  return life.mutate("document", async () => {
+    const { id, texts } = prepare(input) as { id: number; texts: string[] };
+    const out = life.handle.commit(id, await vectors.many(texts), life.now()) as { documents: string[][] };
+    return { value: out.documents[0] ?? [], ids: [doc.id] };
+  });
+}
+
+export type RawDocument = Omit<Document, "metadata"> & { metadata: string };
 
 /** The core keeps metadata as the JSON text it was given. */
-function parsed(d: RawDocument): Document {
+export function parsed(d: RawDocument): Document {
   let metadata: unknown = undefined;
   if (d.metadata !== "") {
     try {

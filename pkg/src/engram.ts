@@ -21,6 +21,7 @@ import { Learner, type LearnReport } from "./learn.js";
 import { EngramInputError } from "./errors.js";
 import { Episodes } from "./consolidate.js";
 import { Documents } from "./documents.js";
+import { Library } from "./library.js";
 import { Procedures } from "./procedures.js";
 import { Knowledge } from "./knowledge.js";
 import { Lifetime, type Listener } from "./lifetime.js";
@@ -53,6 +54,8 @@ export class Engram {
   readonly documents: Documents;
   /** The tenant's procedures (the operator's instructions): put, get, list, history, delete. */
   readonly procedures: Procedures;
+  /** The tenant's library (documents the operator shares with every user): put, get, list, delete. */
+  readonly library: Library;
   /** What opening found in storage (snapshot generation used, batches replayed, corrupt keys). */
   openReport!: OpenReport;
 
@@ -83,6 +86,7 @@ export class Engram {
     this.knowledge = new Knowledge(this.life, scope);
     this.documents = new Documents(this.life, this.vectors, scope);
     this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
+    this.library = new Library(this.life, this.vectors, scope.tenant, opts.sync !== undefined);
     this.learner = new Learner(this.writer.learnerHooks());
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
     this.life.onWritten = (type) => type !== "pull" && this.syncClient?.poke();

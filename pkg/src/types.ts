@@ -273,4 +273,6 @@ export interface ChunkHit {
   next: string | null;
   score: number;
   parts: ScoreParts;
+  /** True for a chunk of the tenant's library (`engram.library`), false for the user's own. */
+  shared: boolean;
 }

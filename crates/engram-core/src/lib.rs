@@ -68,7 +68,7 @@ pub use engram::working::Turn;
 pub use engram::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
-pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome, PROCEDURES_USER};
+pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome, LIBRARY_USER, PROCEDURES_USER};
 pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
 pub use vector::Precision;
 

@@ -50,6 +50,9 @@ impl Op {
         if self.user.is_procedures() {
             crate::engram::procedures::check_op(&self.body)?;
         }
+        if self.user.is_library() {
+            crate::archive::library::check_op(&self.body)?;
+        }
         let session = |s: &str| check_id("session", s, MAX_SCOPE_ID);
         let entity = |e: &EntityRef| check_label("entity.name", &e.name, MAX_LABEL).and_then(|_| check_label("entity.kind", &e.kind, MAX_LABEL));
         match &self.body {

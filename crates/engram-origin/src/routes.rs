@@ -3,7 +3,7 @@
 //!
 //! | method | path | body | answer |
 //! |---|---|---|---|
-//! | POST | `/v1/sync?after=<cursor>&limit=<n>&procedures_after=<cursor>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused`, `x-engram-procedures-cursor` |
+//! | POST | `/v1/sync?after=<cursor>&limit=<n>&procedures_after=<cursor>&library_after=<cursor>` | pushed batches ([`crate::frames`]) | batches after the cursor; headers `x-engram-cursor`, `x-engram-more`, `x-engram-stored`, `x-engram-duplicates`, `x-engram-refused`, `x-engram-procedures-cursor`, `x-engram-library-cursor` |
 //! | GET | `/v1/memories?after=<id>&limit=<n>&kind=<k>&history=<bool>` | | `{memories, next}` |
 //! | GET | `/v1/documents?after=<id>&limit=<n>` | | `{documents, next}` (archived documents, without chunk texts) |
 //! | GET | `/v1/graph?from=<name>&rel=<rel>&depth=<1..4>` | | `{edges: [{depth, from, rel, to, record}]}` |
@@ -114,10 +114,27 @@ async fn read_body(body: Body, declared: Option<usize>, max: usize) -> ApiResult
 struct SyncParams {
     after: Option<i64>,
     limit: Option<i64>,
-    /// A user's replica also reads its tenant's procedures: the batches of that partition
-    /// after this second cursor follow the user's own in the answer.
+    /// A user's replica also reads its tenant's partitions (see [`TenantLog`]): the batches
+    /// of each after its own cursor follow the user's own in the answer.
     procedures_after: Option<i64>,
+    library_after: Option<i64>,
 }
+
+/// A partition of the whole tenant that users' tokens pull read-only beside their own log
+/// (their pushes of its ops are refused, as ops of another partition): its name in the
+/// `<name>_after` parameter, the `x-engram-<name>-cursor` header and pulled frame ids.
+struct TenantLog {
+    name: &'static str,
+    header: &'static str,
+    key: fn(String) -> UserKey,
+    after: fn(&SyncParams) -> Option<i64>,
+}
+
+/// The tenant's procedures and its library (the operator's instructions and shared documents).
+const TENANT_LOGS: [TenantLog; 2] = [
+    TenantLog { name: "procedures", header: "x-engram-procedures-cursor", key: UserKey::procedures, after: |p| p.procedures_after },
+    TenantLog { name: "library", header: "x-engram-library-cursor", key: UserKey::library, after: |p| p.library_after },
+];
 
 async fn sync(State(st): State<Arc<AppState>>, Params(p): Params<SyncParams>, headers: HeaderMap, body: Body) -> Response {
     let state = st.clone();
@@ -128,20 +145,18 @@ async fn sync(State(st): State<Arc<AppState>>, Params(p): Params<SyncParams>, he
         let report = state.store.push(&user, pushed).await?;
         let limit = p.limit.unwrap_or(state.config.pull_limit).clamp(1, state.config.pull_limit);
         let mut page = state.store.pull(&user, p.after.unwrap_or(0).max(0), limit).await?;
-        // The tenant's procedures, read-only for a user's token (its pushes of them are
+        // The tenant's partitions, read-only for a user's token (its pushes of them are
         // refused above, as ops of another partition). Each partition's log is numbered on
-        // its own, gapless, so each has its own cursor; an operator's token pulls that
-        // partition as its own and has no second one.
-        let procedures = match p.procedures_after {
-            Some(after) if !user.is_procedures() => Some(state.store.pull(&UserKey::procedures(user.tenant.clone()), after.max(0), limit).await?),
-            _ => None,
-        };
+        // its own, gapless, so each has its own cursor; an operator's token pulls its
+        // partition as its own and no other.
         let mut more = page.more;
         let mut extra = Vec::new();
-        if let Some(proc_page) = procedures {
-            more |= proc_page.more;
-            extra.push(("x-engram-procedures-cursor", proc_page.cursor.to_string()));
-            page.frames.extend(proc_page.frames.into_iter().map(|f| frames::Frame { id: format!("procedures-{}", f.id), ops: f.ops }));
+        for log in &TENANT_LOGS {
+            let Some(after) = (log.after)(&p).filter(|_| !user.is_tenant_partition()) else { continue };
+            let tenant_page = state.store.pull(&(log.key)(user.tenant.clone()), after.max(0), limit).await?;
+            more |= tenant_page.more;
+            extra.push((log.header, tenant_page.cursor.to_string()));
+            page.frames.extend(tenant_page.frames.into_iter().map(|f| frames::Frame { id: format!("{}-{}", log.name, f.id), ops: f.ops }));
         }
         let pulled = page.frames.len() as u64;
         let mut res = (StatusCode::OK, frames::encode(&page.frames)).into_response();

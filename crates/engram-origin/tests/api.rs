@@ -371,6 +371,7 @@ async fn a_page_from_an_allowed_origin_may_call_the_api_and_any_other_page_may_n
     assert_eq!(res.headers()["access-control-allow-origin"], "http://127.0.0.1:4173");
     assert!(res.headers()["access-control-expose-headers"].to_str().unwrap().contains("x-engram-cursor"));
     assert!(res.headers()["access-control-expose-headers"].to_str().unwrap().contains("x-engram-procedures-cursor"), "a page reads the second cursor too");
+    assert!(res.headers()["access-control-expose-headers"].to_str().unwrap().contains("x-engram-library-cursor"), "and the library's");
     let other = http.get(format!("{}/v1/memories", o.url)).header("origin", "https://evil.example").bearer_auth(o.token(&alice)).send().await.unwrap();
     assert_eq!(other.status(), 200, "a request without CORS rights still works for non-browser clients");
     assert!(other.headers().get("access-control-allow-origin").is_none());

@@ -55,7 +55,7 @@ pub fn types() -> String {
         "Document": fields(&sample_document()),
         "ChunkHit": fields(&ChunkHit {
             chunk: "c".into(), document: "d".into(), title: String::new(), position: 0, count: 1, text: "t".into(),
-            previous: None, next: None, score: 0.0, parts: parts.clone(),
+            previous: None, next: None, score: 0.0, parts: parts.clone(), shared: false,
         }),
     });
     let unions = json!({

@@ -1,6 +1,7 @@
 //! Binding of archival documents (`engram_core::archive`): `prepareDocuments` checks,
 //! redacts and chunks documents and names the new chunks to embed, then the shared
-//! `commit` writes them (see `write.rs`); get, list, delete and search by id. Documents are
+//! `commit` writes them (see `write.rs`); get, list, delete and search by id; the same for
+//! the tenant's library (`prepareLibrary`, `getLibraryDocument`…). Documents are
 //! read field by field rather than through serde (less code in the module).
 
 use engram_core::{DocumentInput, RecallQuery, Scope, WriteBatch};
@@ -43,7 +44,35 @@ impl EngramHandle {
         self.inner.delete_document(&scope, &id, millis(now)?).map_err(to_js)
     }
 
-    /// Search the user's document chunks. `query` is a partial `RecallQuery` without its vector.
+    /// `prepareDocuments` for `tenant`'s library (the documents the operator shares with
+    /// every user of the tenant); the shared `commit` writes them.
+    #[wasm_bindgen(js_name = prepareLibrary)]
+    pub fn prepare_library(&mut self, tenant: String, documents: js_sys::Array, now: f64) -> Result<JsValue, JsValue> {
+        let documents = documents.iter().enumerate().map(|(i, d)| document(i, &d)).collect::<Result<Vec<_>, _>>()?;
+        let prepared = self.inner.prepare_library(&tenant, documents, millis(now)?).map_err(to_js)?;
+        self.hold(prepared)
+    }
+
+    /// Document `id` of `tenant`'s library with its whole text.
+    #[wasm_bindgen(js_name = getLibraryDocument)]
+    pub fn get_library_document(&self, tenant: String, id: String) -> Result<JsValue, JsValue> {
+        to_plain(&self.inner.get_library_document(&tenant, &id).map_err(to_js)?)
+    }
+
+    /// The documents of `tenant`'s library, without their texts.
+    #[wasm_bindgen(js_name = listLibraryDocuments)]
+    pub fn list_library_documents(&self, tenant: String) -> Result<JsValue, JsValue> {
+        to_plain(&self.inner.library_documents(&tenant).map_err(to_js)?)
+    }
+
+    /// Delete document `id` of `tenant`'s library and its chunks; false when there was none.
+    #[wasm_bindgen(js_name = deleteLibraryDocument)]
+    pub fn delete_library_document(&mut self, tenant: String, id: String, now: f64) -> Result<bool, JsValue> {
+        self.inner.delete_library_document(&tenant, &id, millis(now)?).map_err(to_js)
+    }
+
+    /// Search the user's document chunks and their tenant's library's, ranked together
+    /// (`shared` on each hit says which). `query` is a partial `RecallQuery` without its vector.
     #[wasm_bindgen(js_name = searchDocuments)]
     pub fn search_documents(&self, scope: JsValue, query: JsValue, vector: Option<Vec<f32>>, now: f64) -> Result<JsValue, JsValue> {
         let scope: Scope = from_js("scope", scope)?;

@@ -1,8 +1,9 @@
 /**
  * Sync with an engram origin: push the outbox (local op batches, persisted until the
  * origin accepts them), pull the batches after the persisted cursor, apply them. The pull
- * also reads the tenant's procedures (the operator's, read-only for a user's token) after a
- * second persisted cursor: each partition's log at the origin is numbered on its own. Safe to
+ * also reads the tenant's partitions — its procedures and its library, the operator's,
+ * read-only for a user's token — each after a persisted cursor of its own
+ * ({@link TENANT_LOGS}): each partition's log at the origin is numbered on its own. Safe to
  * repeat at any point: the origin recognises a resent batch by its id and applying an op
  * twice changes nothing. In the background it runs after writes and on an interval, and
  * retries failures with exponential backoff and full jitter.
@@ -53,6 +54,8 @@ export interface SyncReport {
   cursor: number;
   /** The persisted cursor of the tenant's procedures after this sync. */
   proceduresCursor: number;
+  /** The persisted cursor of the tenant's library after this sync. */
+  libraryCursor: number;
   /** Round trips made. */
   requests: number;
 }
@@ -77,18 +80,24 @@ export interface SyncHooks {
   accepted(seqs: number[]): Promise<void>;
   /** Apply and persist received batches (serialised with local writes); returns ops applied. */
   apply(batches: Uint8Array[]): Promise<number>;
-  /** The persisted cursors: the user's log and the tenant's procedures' log. */
+  /** The persisted cursors: the user's log and each tenant partition's log. */
   cursor(): Promise<Cursors>;
   setCursor(c: Cursors): Promise<void>;
   replica: number;
   emit(e: SyncEvent | SyncErrorEvent): void;
 }
 
+/**
+ * The tenant's partitions a user's replica pulls read-only besides its own log: each is
+ * `<name>_after=<cursor>` in the request and `x-engram-<name>-cursor` in the answer.
+ */
+export const TENANT_LOGS = ["procedures", "library"] as const;
+export type TenantLog = (typeof TENANT_LOGS)[number];
+
 /** Where the last pull ended in each log the origin serves this store. */
-export interface Cursors {
-  cursor: number;
-  procedures: number;
-}
+export type Cursors = { cursor: number } & Record<TenantLog, number>;
+
+const REPORTED = { procedures: "proceduresCursor", library: "libraryCursor" } as const satisfies Record<TenantLog, keyof SyncReport>;
 
 /** Status codes worth retrying: rate limited, overloaded, down. */
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -189,7 +198,8 @@ export class SyncClient {
 
   private async runOnce(): Promise<SyncReport> {
     const start = await this.hooks.cursor();
-    const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: start.cursor, proceduresCursor: start.procedures, requests: 0 };
+    const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: start.cursor, proceduresCursor: start.procedures, libraryCursor: start.library, requests: 0 };
+    const at: Cursors = { ...start };
     const per = this.opts.batchesPerRequest ?? 64;
     for (;;) {
       const waiting = await this.hooks.outbox(per);
@@ -199,7 +209,7 @@ export class SyncClient {
       // Each batch keeps the id its writer gave it, so a resend after a restart (a new
       // replica id) is still recognised by the origin.
       const frames = outbox.map((b) => ({ id: b.id, ops: b.bytes }));
-      const res = await this.request(encodeFrames(frames), report.cursor, report.proceduresCursor);
+      const res = await this.request(encodeFrames(frames), at);
       report.requests++;
       // The origin stored them: they leave the outbox before anything else can fail.
       await this.hooks.accepted(outbox.map((b) => b.seq));
@@ -213,16 +223,19 @@ export class SyncClient {
       if (!Number.isSafeInteger(cursor) || cursor < report.cursor) {
         throw new EngramIoError("SYNC_BODY", `the origin answered a bad cursor ${res.headers.get("x-engram-cursor")}`);
       }
-      // An origin without procedures for users (or an operator's token) answers none: keep ours.
-      const procHeader = res.headers.get("x-engram-procedures-cursor");
-      const procedures = procHeader === null ? report.proceduresCursor : Number(procHeader);
-      if (!Number.isSafeInteger(procedures) || procedures < report.proceduresCursor) {
-        throw new EngramIoError("SYNC_BODY", `the origin answered a bad procedures cursor ${procHeader}`);
+      const next: Cursors = { ...at, cursor };
+      for (const log of TENANT_LOGS) {
+        // An origin without that partition for users (or an operator's token) answers none: keep ours.
+        const header = res.headers.get(`x-engram-${log}-cursor`);
+        const n = header === null ? at[log] : Number(header);
+        if (!Number.isSafeInteger(n) || n < at[log]) throw new EngramIoError("SYNC_BODY", `the origin answered a bad ${log} cursor ${header}`);
+        next[log] = n;
       }
-      if (cursor !== report.cursor || procedures !== report.proceduresCursor) {
+      if (cursor !== at.cursor || TENANT_LOGS.some((log) => next[log] !== at[log])) {
+        Object.assign(at, next);
         report.cursor = cursor;
-        report.proceduresCursor = procedures;
-        await this.hooks.setCursor({ cursor, procedures });
+        for (const log of TENANT_LOGS) report[REPORTED[log]] = next[log];
+        await this.hooks.setCursor({ ...next });
       }
       const more = res.headers.get("x-engram-more") === "1";
       if (!more && waiting.length < per && outbox.length === waiting.length) break;
@@ -231,10 +244,11 @@ export class SyncClient {
     return report;
   }
 
-  private async request(body: Uint8Array, cursor: number, procedures: number): Promise<Response> {
+  private async request(body: Uint8Array, at: Cursors): Promise<Response> {
     const token = typeof this.opts.token === "function" ? await this.opts.token() : this.opts.token;
     const f = this.opts.fetch ?? fetch;
-    const url = `${this.opts.url.replace(/\/+$/, "")}/v1/sync?after=${cursor}&procedures_after=${procedures}`;
+    const tenant = TENANT_LOGS.map((log) => `&${log}_after=${at[log]}`).join("");
+    const url = `${this.opts.url.replace(/\/+$/, "")}/v1/sync?after=${at.cursor}${tenant}`;
     let res: Response;
     try {
       res = await f(url, {

@@ -7,7 +7,7 @@
 import type { Lifetime } from "../lifetime.js";
 import type { OpenReport, Persistence } from "../persist.js";
 import type { Scope } from "../types.js";
-import type { Cursors, SyncErrorEvent, SyncEvent, SyncHooks } from "./client.js";
+import { TENANT_LOGS, type Cursors, type SyncErrorEvent, type SyncEvent, type SyncHooks, type TenantLog } from "./client.js";
 import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";
 
 /** The sync client's hooks; `key` is `open({ encryption })`'s key, if any. */
@@ -22,10 +22,11 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
       return key ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, key, aad) }))) : batches;
     },
     accepted: (seqs: number[]) => persistence.dropOutbox(seqs),
-    // Stores synced before procedures were pulled have only `cursor`: theirs start at 0.
+    // Stores synced before a tenant partition was pulled lack its cursor: theirs start at 0.
     cursor: async () => {
       const m = await persistence.getMeta<Partial<Cursors>>("sync");
-      return { cursor: m?.cursor ?? 0, procedures: m?.procedures ?? 0 };
+      const tenant = Object.fromEntries(TENANT_LOGS.map((log) => [log, m?.[log] ?? 0])) as Record<TenantLog, number>;
+      return { cursor: m?.cursor ?? 0, ...tenant };
     },
     setCursor: (c: Cursors) => persistence.putMeta("sync", c),
     apply: async (pulled: Uint8Array[]) => {

@@ -8,8 +8,9 @@
 //! (id `c/<id>/<hash of its text>`) holds the text and vector recall searches. Chunk ids
 //! come from their text, so re-adding a document writes only the chunks that changed and
 //! deletes those that went. Positions live in the manifest only: a chunk that moves is
-//! not rewritten. Documents are per user (tenant-wide sharing would need a partition of
-//! its own, which the design does not have yet).
+//! not rewritten. Documents are per user; the documents an operator shares with a whole
+//! tenant live in the tenant's library partition ([`library`]) and are searched beside
+//! the user's own.
 //!
 //! ```
 //! use engram_core::{archive::DocumentInput, Config, Engram, RecallQuery, Scope};
@@ -23,6 +24,7 @@
 //! ```
 
 pub mod chunk;
+pub mod library;
 pub mod manifest;
 mod search;
 pub(crate) mod store;

@@ -15,7 +15,7 @@ use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::{Millis, Stamp};
 use crate::model::limits::{check_at_most, check_id, check_tags, check_text};
-use crate::model::{Kind, Record, Scope, Sensitivity};
+use crate::model::{Kind, Record, Scope, Sensitivity, UserKey};
 use crate::ops::{Op, OpBody};
 use crate::pii::{Sealed, Scrubbed};
 use crate::text::content_hash;
@@ -110,12 +110,13 @@ impl Engram {
         let at = Scope { session: None, ..scope.clone() };
         let user = scope.user_key();
         let rid = document_record_id(&doc.id);
-        let old = self.partition(scope)?.and_then(|p| p.get(&rid)).filter(|r| r.kind == Kind::Document).cloned();
-        if old.is_none() && self.partition(scope)?.is_some_and(|p| p.get(&rid).is_some()) {
+        // The scope was checked by `prepare` (a user's, or a tenant's library).
+        let old = self.partitions.get(&user).and_then(|p| p.get(&rid)).filter(|r| r.kind == Kind::Document).cloned();
+        if old.is_none() && self.partitions.get(&user).is_some_and(|p| p.get(&rid).is_some()) {
             return Err(Error::invalid("document.id", format!("{rid:?} is taken by a memory")));
         }
         let stamp = self.next_stamp(now);
-        let fresh = doc.new_chunks(self.partition(scope)?);
+        let fresh = doc.new_chunks(self.partitions.get(&user));
         for i in fresh {
             let mut rec = record(&at, doc.ids[i].clone(), Kind::Chunk, doc.chunk_text(i).to_owned(), Vec::new(), stamp, now, now);
             rec.sealed = doc.sealed.iter().filter(|s| rec.text.contains(&s.placeholder)).cloned().collect();
@@ -150,7 +151,7 @@ impl Engram {
     }
 
     /// Delete records (tombstones) and queue the ops.
-    fn delete_records(&mut self, user: &crate::model::UserKey, ids: Vec<String>, stamp: Stamp) -> Result<()> {
+    fn delete_records(&mut self, user: &UserKey, ids: Vec<String>, stamp: Stamp) -> Result<()> {
         for id in ids {
             self.write_op(Op { user: user.clone(), stamp, body: OpBody::Delete { id } })?;
         }
@@ -159,7 +160,12 @@ impl Engram {
 
     /// The scope's user's document `id` with its whole text.
     pub fn get_document(&self, scope: &Scope, id: &str) -> Result<Document> {
-        let p = self.partition(scope)?.ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        self.get_document_in(self.partition(scope)?, id)
+    }
+
+    /// Document `id` of partition `p` with its whole text.
+    pub(crate) fn get_document_in(&self, p: Option<&Partition>, id: &str) -> Result<Document> {
+        let p = p.ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let rec = p.get(&document_record_id(id)).filter(|r| r.kind == Kind::Document).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let mut doc = document(rec)?;
         let m = Manifest::decode(&rec.text)?;
@@ -174,16 +180,27 @@ impl Engram {
 
     /// The scope's user's documents (without their texts), oldest first.
     pub fn list_documents(&self, scope: &Scope) -> Result<Vec<Document>> {
+        self.list_documents_in(self.partition(scope)?)
+    }
+
+    /// The documents of partition `p` (without their texts), oldest first.
+    pub(crate) fn list_documents_in(&self, p: Option<&Partition>) -> Result<Vec<Document>> {
         // Through `list` (documents never expire): its sort, not a second one in the module.
-        let records = self.list(scope, &crate::ListFilter { kinds: vec![Kind::Document], ..Default::default() }, 0)?;
+        let records = Engram::list_in(p, &crate::ListFilter { kinds: vec![Kind::Document], ..Default::default() }, 0);
         records.iter().map(document).collect()
     }
 
     /// Delete the scope's user's document `id` and all its chunks, as tombstone ops that
     /// sync. False when there was no such document.
     pub fn delete_document(&mut self, scope: &Scope, id: &str, now: Millis) -> Result<bool> {
+        scope.validate()?;
+        self.delete_document_in(&scope.user_key(), id, now)
+    }
+
+    /// Delete document `id` of partition `user` (checked by the caller) and its chunks.
+    pub(crate) fn delete_document_in(&mut self, user: &UserKey, id: &str, now: Millis) -> Result<bool> {
         let rid = document_record_id(id);
-        let Some(p) = self.partition(scope)? else { return Ok(false) };
+        let Some(p) = self.partitions.get(user) else { return Ok(false) };
         let Some(rec) = p.get(&rid).filter(|r| r.kind == Kind::Document) else { return Ok(false) };
         let mut ids: BTreeSet<String> = chunk_ids(rec)?.into_iter().collect();
         // Chunks of a version this replica never saw the manifest of (concurrent puts).
@@ -192,7 +209,7 @@ impl Engram {
         let stamp = self.next_stamp(now);
         let mut all: Vec<String> = ids.into_iter().collect();
         all.push(rid);
-        self.delete_records(&scope.user_key(), all, stamp)?;
+        self.delete_records(user, all, stamp)?;
         Ok(true)
     }
 }

@@ -1,6 +1,6 @@
 //! Context assembly: what goes into the prompt, in priority order, under an exact token
 //! budget — agent instructions (the tenant's procedures, see `procedures`), the user's profile facts, recalled memories, chunks of
-//! the user's documents (within their own share of the budget), the rolling summary, the
+//! the user's documents and their tenant's library (within their own share of the budget), the rolling summary, the
 //! key events compression kept (see `consolidate`), then the most recent turns (newest
 //! first when space runs out). Everything that came from memory sits inside one untrusted
 //! block (see `render`).
@@ -131,7 +131,9 @@ impl Engram {
         dq.embedding = req.embedding.clone();
         let chunks = if req.archival_k > 0 && req.archival_share > 0.0 { self.search_documents(scope, &dq, now)? } else { Vec::new() };
         for c in &chunks {
-            let line = format!("- {} (document {}, part {} of {})", quote(&c.text), quote(&c.title), c.position + 1, c.count);
+            // A library chunk says so; it is data inside the untrusted block like the user's own.
+            let whose = if c.shared { "shared document" } else { "document" };
+            let line = format!("- {} ({whose} {}, part {} of {})", quote(&c.text), quote(&c.title), c.position + 1, c.count);
             items.push(Item { section: Section::Documents, id: c.chunk.clone(), line, order: 0 });
         }
         if let Some(s) = summary {

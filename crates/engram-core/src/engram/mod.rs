@@ -204,7 +204,12 @@ impl Engram {
 
     /// What is remembered about the scope's user (transparency), oldest first.
     pub fn list(&self, scope: &Scope, filter: &ListFilter, now: Millis) -> Result<Vec<Record>> {
-        let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
+        Ok(Engram::list_in(self.partition(scope)?, filter, now))
+    }
+
+    /// [`Engram::list`] of partition `p` (the caller chose and checked it).
+    pub(crate) fn list_in(p: Option<&Partition>, filter: &ListFilter, now: Millis) -> Vec<Record> {
+        let Some(p) = p else { return Vec::new() };
         let mut out: Vec<Record> = p
             .iter()
             .map(|(_, r)| r)
@@ -214,7 +219,7 @@ impl Engram {
             .cloned()
             .collect();
         out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-        Ok(out)
+        out
     }
 
     /// One record of the scope's user, with its embedding.

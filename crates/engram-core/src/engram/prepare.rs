@@ -113,6 +113,13 @@ impl Engram {
     /// Nothing is written; any invalid item refuses the whole batch.
     pub fn prepare(&self, scope: &Scope, batch: WriteBatch, now: Millis) -> Result<Prepared> {
         scope.validate()?;
+        self.prepare_in(scope, batch, now)
+    }
+
+    /// [`Engram::prepare`] for a scope the caller has checked: a user's, or (documents
+    /// only, from [`Engram::prepare_library`]) a tenant's library.
+    pub(crate) fn prepare_in(&self, scope: &Scope, batch: WriteBatch, now: Millis) -> Result<Prepared> {
+        scope.validate_partition()?;
         let mut dim = self.embedder.as_ref().map(|e| e.dim);
         let mut turns = Vec::with_capacity(batch.turns.len());
         let mut facts = batch.facts;
@@ -169,7 +176,7 @@ impl Engram {
                 }
             }
         }
-        let part = self.partition(scope)?;
+        let part = self.partitions.get(&scope.user_key());
         for (d, doc) in documents.iter().enumerate() {
             for c in doc.new_chunks(part) {
                 wants.push(Item::Chunk(d, c));

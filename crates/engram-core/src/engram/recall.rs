@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
+use crate::engram::config::ChannelWeights;
 use crate::engram::partition::{Partition, Pool};
 use crate::lexical::Scores;
 use crate::engram::Engram;
@@ -133,9 +134,9 @@ impl From<Route> for RouteName {
 
 /// Cosines closer than this are a tie: below the int8 index's precision, and a static
 /// embedder scores texts that differ in one number within it ("fact 3" vs "fact 4").
-const VECTOR_TIE: f32 = 1e-3;
+pub(crate) const VECTOR_TIE: f32 = 1e-3;
 /// BM25 scores within this fraction of each other are a tie.
-const LEXICAL_TIE: f32 = 1e-4;
+pub(crate) const LEXICAL_TIE: f32 = 1e-4;
 
 /// How much a memory's words count for the memories said just before and after it (see
 /// `engram::timeline`): a memory's lexical score is its own plus this share of the scores
@@ -212,7 +213,7 @@ fn around_of<'m>(p: &Partition, memo: &'m mut FxHashMap<u32, Vec<(u32, usize)>>,
 /// Competition ranks (1, 2, 2, 4) of hits sorted best first: a hit whose score is within
 /// the tie bound of the first hit of its group shares that hit's rank. Fusing ranks, two
 /// equal scores must not become ranks 2 and 7 by insertion order.
-fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32> {
+pub(crate) fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32> {
     let mut ranks = Vec::with_capacity(sorted.len());
     let mut group = (1u32, f32::INFINITY);
     for (i, &(_, score)) in sorted.iter().enumerate() {
@@ -224,19 +225,43 @@ fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) -> Vec<u32>
     ranks
 }
 
+/// Reciprocal-rank fusion of a hit's channel ranks with the channels' weights.
+pub(crate) fn fuse(sp: &ScoreParts, w: ChannelWeights, k: f32) -> f32 {
+    let rr = |rank: u32| 1.0 / (k + rank as f32);
+    sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r)) + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r)) + sp.key.map_or(0.0, |r| w.key * rr(r)) + sp.graph.map_or(0.0, |r| w.graph * rr(r))
+}
+
 impl Engram {
     /// Recall the scope's user's memories relevant to `q` at time `now`.
     pub fn recall(&self, scope: &Scope, q: &RecallQuery, now: Millis) -> Result<Recall> {
+        let p = self.partition(scope)?;
+        self.recall_in(p, q, now)
+    }
+
+    /// [`Engram::recall`] in partition `p` (the caller chose it: a user's, or their
+    /// tenant's library for [`Engram::search_documents`]).
+    pub(crate) fn recall_in(&self, p: Option<&Partition>, q: &RecallQuery, now: Millis) -> Result<Recall> {
+        let Candidates { route, scored } = self.candidates(p, None, q, now)?;
+        let Some(p) = p else { return Ok(Recall { route, hits: Vec::new() }) };
+        let hits = choose(scored, q.k, self.config.weak_threshold, |&slot| p.at(slot).map(|r| r.text.as_str()), |&slot| slot)
+            .into_iter()
+            .filter_map(|(slot, parts, score)| Some(Hit { record: p.at(slot)?.clone(), score, parts }))
+            .collect();
+        Ok(Recall { route, hits })
+    }
+
+    /// Every slot of partition `p` a channel ranks for `q`, with its score parts (fused,
+    /// decay, importance and weight filled), and the router's decision. With `also`, words
+    /// are scored as in one index holding both partitions' texts (see `Bm25::scores_with`),
+    /// so the candidates of two partitions can be ranked together.
+    pub(crate) fn candidates(&self, p: Option<&Partition>, also: Option<&Partition>, q: &RecallQuery, now: Millis) -> Result<Candidates> {
         crate::model::limits::check_at_most("k", q.k, crate::model::limits::MAX_K)?;
         if q.kinds.iter().any(|k| k.is_archival()) && q.kinds.iter().any(|k| !k.is_archival()) {
             return Err(crate::error::Error::invalid("kinds", "document chunks and memories are searched apart: ask for chunks (search_documents) or for memories"));
         }
         let r = route(&q.text);
         let route_name = RouteName::from(r);
-        let Some(p) = self.partition(scope)? else { return Ok(Recall { route: route_name, hits: Vec::new() }) };
-        if r != Route::Retrieve && !q.force {
-            return Ok(Recall { route: route_name, hits: Vec::new() });
-        }
+        let Some(p) = p.filter(|_| r == Route::Retrieve || q.force) else { return Ok(Candidates { route: route_name, scored: Vec::new() }) };
         let query_vec = match (&q.embedding, &self.embedder) {
             (Some(v), Some(e)) => Some(crate::vector::unit(v, e.dim)?),
             (Some(v), None) => Some(crate::vector::unit(v, v.len())?),
@@ -255,7 +280,7 @@ impl Engram {
         // memories out of the lexical pool (taken before `accept`) nor cost their search.
         let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
         let cues = QueryCues::of(&q.text);
-        let mut raw = p.bm25(pool).scores(&q.text);
+        let mut raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
         raw.retain(|s| p.meta(s).live(now));
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
         let found = said_together(p, &raw, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
@@ -263,8 +288,10 @@ impl Engram {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors(pool)) {
-            // Words steer only where they lead the fusion (the default; not SHORT_ANSWERS).
-            let steer = self.config.weights.lexical >= self.config.weights.vector;
+            // Words steer only where they lead the fusion (the default; not SHORT_ANSWERS),
+            // and only among memories: the feedback is for transcript lines, and a document
+            // chunk's query must not depend on which partition (user or library) holds it.
+            let steer = pool == Pool::Memories && self.config.weights.lexical >= self.config.weights.vector;
             let said = |slot: u32| steer && p.cues(slot).is_some_and(|c| c.speaker().is_some());
             let v = with_feedback(v, found.iter().take(FEEDBACK_TURNS).filter(|&&(slot, _)| said(slot)).filter_map(|&(slot, _)| ix.get(slot)));
             let found = ix.search(&v, n, self.config.min_similarity, accept);
@@ -281,50 +308,48 @@ impl Engram {
 
         let w = self.config.weights;
         let k = self.config.rrf_k;
-        let mut relevant: Vec<(u32, f32)> = Vec::with_capacity(parts.len());
-        for (&slot, sp) in parts.iter_mut() {
+        let mut scored: Vec<(u32, ScoreParts)> = Vec::with_capacity(parts.len());
+        for (slot, mut sp) in parts {
             let Some(rec) = p.at(slot) else { continue };
-            let rr = |rank: u32| 1.0 / (k + rank as f32);
-            sp.fused = sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r))
-                + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r))
-                + sp.key.map_or(0.0, |r| w.key * rr(r))
-                + sp.graph.map_or(0.0, |r| w.graph * rr(r));
+            sp.fused = fuse(&sp, w, k);
             let age = now - rec.freshness();
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
             sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay;
-            relevant.push((slot, sp.fused));
+            scored.push((slot, sp));
         }
-        // Relevance chooses which memories are recalled: the `k` best matches (texts seen
-        // before skipped), whatever their age — decay never hides a strong match.
-        let all = relevant.len();
-        top_k_by_score(&mut relevant, all);
-        let mut seen = FxHashSet::default();
-        let mut chosen: Vec<(u32, f32, bool)> = Vec::with_capacity(q.k);
-        for (slot, fused) in relevant {
-            if chosen.len() == q.k {
-                break;
-            }
-            let Some(rec) = p.at(slot) else { continue };
-            if !seen.insert(content_hash(&normalize(&rec.text))) {
-                continue;
-            }
-            let sp = &parts[&slot];
-            chosen.push((slot, fused * sp.weight, sp.weight < self.config.weak_threshold));
-        }
-        // Time and importance order them: `fused × importance × decay`, the weak (under the
-        // threshold: stale and unimportant) after the rest, so a context built under a tight
-        // budget drops them first.
-        chosen.sort_by(|a, b| a.2.cmp(&b.2).then(b.1.total_cmp(&a.1)).then(a.0.cmp(&b.0)));
-        let hits = chosen
-            .into_iter()
-            .filter_map(|(slot, score, _)| {
-                let rec = p.at(slot)?;
-                Some(Hit { record: rec.clone(), score, parts: parts.remove(&slot).unwrap_or_default() })
-            })
-            .collect();
-        Ok(Recall { route: route_name, hits })
+        Ok(Candidates { route: route_name, scored })
     }
+}
+
+/// A partition's scored candidates for a query (see [`Engram::candidates`]).
+pub(crate) struct Candidates {
+    pub route: RouteName,
+    pub scored: Vec<(u32, ScoreParts)>,
+}
+
+/// The `k` recalled of scored candidates, each with its parts and score. Relevance chooses
+/// them: the best `fused` first (ties by `order`), a text seen before skipped (`text`
+/// `None`: gone, skipped), whatever their age — decay never hides a strong match. Time and
+/// importance then order them: `fused × importance × decay`, the weak (under `weak`: stale
+/// and unimportant) after the rest, so a context built under a tight budget drops them first.
+pub(crate) fn choose<'a, T: 'a, O: Ord>(mut items: Vec<(T, ScoreParts)>, k: usize, weak: f32, text: impl Fn(&T) -> Option<&'a str>, order: impl Fn(&T) -> O) -> Vec<(T, ScoreParts, f32)> {
+    items.sort_by(|a, b| b.1.fused.total_cmp(&a.1.fused).then_with(|| order(&a.0).cmp(&order(&b.0))));
+    let mut seen = FxHashSet::default();
+    let mut chosen: Vec<(T, ScoreParts, f32)> = Vec::with_capacity(k.min(items.len()));
+    for (item, sp) in items {
+        if chosen.len() == k {
+            break;
+        }
+        let Some(t) = text(&item) else { continue };
+        if !seen.insert(content_hash(&normalize(t))) {
+            continue;
+        }
+        let score = sp.fused * sp.weight;
+        chosen.push((item, sp, score));
+    }
+    chosen.sort_by(|a, b| (a.1.weight < weak).cmp(&(b.1.weight < weak)).then(b.2.total_cmp(&a.2)).then_with(|| order(&a.0).cmp(&order(&b.0))));
+    chosen
 }
 
 #[cfg(test)]

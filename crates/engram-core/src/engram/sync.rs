@@ -113,11 +113,11 @@ impl Engram {
     }
 
     /// [`Engram::state_ops`] of the users' partitions only: what a user's store seeds its
-    /// sync with. Tenants' procedures are the operator's and never leave through a user's
-    /// sync (the origin refuses them from a user's token).
+    /// sync with. Tenants' procedures and libraries are the operator's and never leave
+    /// through a user's sync (the origin refuses them from a user's token).
     pub fn user_state_ops(&self) -> Vec<Op> {
         let mut ops = self.state_ops();
-        ops.retain(|op| !op.user.is_procedures());
+        ops.retain(|op| !op.user.is_tenant_partition());
         ops
     }
 

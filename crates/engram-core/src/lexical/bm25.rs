@@ -100,6 +100,13 @@ impl Bm25 {
 
     /// The BM25 score of every slot that shares a term with `query`.
     pub fn scores(&self, query: &str) -> Scores {
+        self.scores_with(query, None)
+    }
+
+    /// [`Bm25::scores`] as if the documents of `also` were indexed here too (their number,
+    /// lengths and document frequencies join this index's): each slot of this index scores
+    /// what it would in one index holding both, so the scores of two indexes compare.
+    pub fn scores_with(&self, query: &str, also: Option<&Bm25>) -> Scores {
         let mut scores = Scores { by_slot: Vec::new(), touched: Vec::new() };
         if self.live == 0 {
             return scores;
@@ -108,15 +115,15 @@ impl Bm25 {
         let mut qt = index_terms(query);
         qt.sort();
         qt.dedup();
-        let n = self.live as f32;
-        let avg = (self.total_len as f32 / n).max(1.0);
+        let n = (self.live + also.map_or(0, |o| o.live)) as f32;
+        let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
         for t in &qt {
             let Some(&id) = self.term_ids.get(t) else { continue };
             let p = &self.postings[id as usize];
             if p.is_empty() {
                 continue;
             }
-            let df = p.len() as f32;
+            let df = (p.len() + also.map_or(0, |o| o.df(t))) as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for &(slot, tf) in p {
                 let len = self.lens[slot as usize];
@@ -130,6 +137,11 @@ impl Bm25 {
             }
         }
         scores
+    }
+
+    /// How many indexed documents hold `term`.
+    fn df(&self, term: &str) -> usize {
+        self.term_ids.get(term).map_or(0, |&id| self.postings[id as usize].len())
     }
 }
 

@@ -7,4 +7,4 @@ pub mod scope;
 
 pub use input::{MemoryInput, WriteAction, WriteOutcome};
 pub use record::{FactKey, Kind, Layer, Record, Sensitivity, Source};
-pub use scope::{Scope, UserKey, PROCEDURES_USER};
+pub use scope::{Scope, UserKey, LIBRARY_USER, PROCEDURES_USER};

@@ -11,6 +11,11 @@ pub const MAX_ID_LEN: usize = crate::model::limits::MAX_SCOPE_ID;
 /// reserved, so no user's scope can name it and no user write path can reach it.
 pub const PROCEDURES_USER: &str = "~procedures";
 
+/// The user id of a tenant's library partition, the documents the operator shares with
+/// every user of the tenant (see [`crate::archive::library`]): reserved like
+/// [`PROCEDURES_USER`].
+pub const LIBRARY_USER: &str = "~library";
+
 /// The partition key: every read and write names exactly one of these.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct UserKey {
@@ -27,6 +32,22 @@ impl UserKey {
     /// True for a tenant's procedures partition (not a user's).
     pub fn is_procedures(&self) -> bool {
         self.user == PROCEDURES_USER
+    }
+
+    /// The partition of the documents `tenant`'s operator shares with every user.
+    pub fn library(tenant: impl Into<String>) -> Self {
+        UserKey { tenant: tenant.into(), user: LIBRARY_USER.to_owned() }
+    }
+
+    /// True for a tenant's library partition (not a user's).
+    pub fn is_library(&self) -> bool {
+        self.user == LIBRARY_USER
+    }
+
+    /// True for a partition of the whole tenant, written by the operator and read by every
+    /// user's replica (procedures, library), never a user's own.
+    pub fn is_tenant_partition(&self) -> bool {
+        self.is_procedures() || self.is_library()
     }
 }
 
@@ -69,17 +90,27 @@ impl Scope {
         Scope::user(tenant, PROCEDURES_USER)
     }
 
-    /// Refuse empty or oversized ids, control characters in them, and the reserved user id
-    /// of a tenant's procedures ([`PROCEDURES_USER`]): a user's scope never names it.
+    /// The scope of `tenant`'s library partition. Only the library API and sync use it:
+    /// [`Scope::validate`] refuses it.
+    pub fn library(tenant: impl Into<String>) -> Self {
+        Scope::user(tenant, LIBRARY_USER)
+    }
+
+    /// Refuse empty or oversized ids, control characters in them, and the reserved user ids
+    /// of a tenant's procedures ([`PROCEDURES_USER`]) and library ([`LIBRARY_USER`]): a
+    /// user's scope never names them.
     pub fn validate(&self) -> Result<()> {
         if self.user == PROCEDURES_USER {
             return Err(Error::invalid("scope.user", format!("{PROCEDURES_USER:?} is reserved for the tenant's procedures (put_procedure, procedures)")));
         }
+        if self.user == LIBRARY_USER {
+            return Err(Error::invalid("scope.user", format!("{LIBRARY_USER:?} is reserved for the tenant's library (put_library_document, library_documents)")));
+        }
         self.validate_partition()
     }
 
-    /// [`Scope::validate`] without refusing the procedures partition: for ops and tokens,
-    /// which may name it (an operator's replica syncs it).
+    /// [`Scope::validate`] without refusing the tenant's partitions: for ops and tokens,
+    /// which may name them (an operator's replica syncs them).
     pub fn validate_partition(&self) -> Result<()> {
         check_id("scope.tenant", &self.tenant)?;
         check_id("scope.user", &self.user)?;
