@@ -4,7 +4,8 @@
 //! Fused scores are then weighted by `importance × decay(age)` — which is why fusion's `k`
 //! is small (see `Config::rrf_k`): the fused score must fall steeply enough with rank that
 //! the weight reorders close matches, not far ones. Expired, superseded and weak memories
-//! are dropped; texts already seen are skipped, preserving order.
+//! are dropped; texts already seen are skipped, preserving order. Before the cut to `k`,
+//! the best fused candidates are reranked (`engram::rerank`): a named speaker's lines rise.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
 use crate::engram::partition::{Partition, Pool};
+use crate::engram::rerank::rerank;
 use crate::lexical::Scores;
 use crate::engram::Engram;
 use crate::error::Result;
@@ -298,9 +300,11 @@ impl Engram {
             relevant.push((slot, sp.fused));
         }
         // Relevance chooses which memories are recalled: the `k` best matches (texts seen
-        // before skipped), whatever their age — decay never hides a strong match.
+        // before skipped) after the rerank, whatever their age — decay never hides a
+        // strong match.
         let all = relevant.len();
         top_k_by_score(&mut relevant, all);
+        rerank(&mut relevant, &cues, |slot| p.cues(slot));
         let mut seen = FxHashSet::default();
         let mut chosen: Vec<(u32, f32, bool)> = Vec::with_capacity(q.k);
         for (slot, fused) in relevant {
