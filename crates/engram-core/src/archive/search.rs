@@ -91,7 +91,7 @@ impl Engram {
         }
         let text = |&(i, slot): &(usize, u32)| parts[i].at(slot).map(|r| r.text.as_str());
         let mut out = Vec::new();
-        for ((i, slot), sp, score) in choose(all, q.k, self.config.weak_threshold, text, |&key| key) {
+        for ((i, slot), sp, score) in choose(all, q.k, self.config.weak_threshold, text, |&key| key, |_| {}) {
             let Some(rec) = parts[i].at(slot) else { continue };
             out.extend(chunk_hit(parts[i], rec, score, sp, i == 1)?);
         }

@@ -23,6 +23,7 @@ pub mod prepare;
 pub mod procedures;
 pub mod recall;
 pub mod relations;
+mod rerank;
 pub mod resolution;
 pub mod session;
 pub mod render;

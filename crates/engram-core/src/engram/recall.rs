@@ -4,7 +4,8 @@
 //! Fused scores are then weighted by `importance × decay(age)` — which is why fusion's `k`
 //! is small (see `Config::rrf_k`): the fused score must fall steeply enough with rank that
 //! the weight reorders close matches, not far ones. Expired, superseded and weak memories
-//! are dropped; texts already seen are skipped, preserving order.
+//! are dropped; texts already seen are skipped, preserving order. Before the cut to `k`,
+//! the best fused candidates are reranked (`engram::rerank`): a named speaker's lines rise.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use crate::engram::cues::QueryCues;
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
 use crate::engram::config::ChannelWeights;
 use crate::engram::partition::{Partition, Pool};
+use crate::engram::rerank::rerank;
 use crate::lexical::Scores;
 use crate::engram::Engram;
 use crate::error::Result;
@@ -243,7 +245,9 @@ impl Engram {
     pub(crate) fn recall_in(&self, p: Option<&Partition>, q: &RecallQuery, now: Millis) -> Result<Recall> {
         let Candidates { route, scored } = self.candidates(p, None, q, now)?;
         let Some(p) = p else { return Ok(Recall { route, hits: Vec::new() }) };
-        let hits = choose(scored, q.k, self.config.weak_threshold, |&slot| p.at(slot).map(|r| r.text.as_str()), |&slot| slot)
+        let cues = QueryCues::of(&q.text);
+        let said_by_named = |ranked: &mut [(u32, ScoreParts)]| rerank(ranked, &cues, |slot| p.cues(slot));
+        let hits = choose(scored, q.k, self.config.weak_threshold, |&slot| p.at(slot).map(|r| r.text.as_str()), |&slot| slot, said_by_named)
             .into_iter()
             .filter_map(|(slot, parts, score)| Some(Hit { record: p.at(slot)?.clone(), score, parts }))
             .collect();
@@ -329,12 +333,21 @@ pub(crate) struct Candidates {
 }
 
 /// The `k` recalled of scored candidates, each with its parts and score. Relevance chooses
-/// them: the best `fused` first (ties by `order`), a text seen before skipped (`text`
-/// `None`: gone, skipped), whatever their age — decay never hides a strong match. Time and
+/// them: the best `fused` first (ties by `order`), then `reorder`ed (memories: the speaker
+/// rerank, `engram::rerank`), a text seen before skipped (`text` `None`: gone, skipped),
+/// whatever their age — decay never hides a strong match. Time and
 /// importance then order them: `fused × importance × decay`, the weak (under `weak`: stale
 /// and unimportant) after the rest, so a context built under a tight budget drops them first.
-pub(crate) fn choose<'a, T: 'a, O: Ord>(mut items: Vec<(T, ScoreParts)>, k: usize, weak: f32, text: impl Fn(&T) -> Option<&'a str>, order: impl Fn(&T) -> O) -> Vec<(T, ScoreParts, f32)> {
+pub(crate) fn choose<'a, T: 'a, O: Ord>(
+    mut items: Vec<(T, ScoreParts)>,
+    k: usize,
+    weak: f32,
+    text: impl Fn(&T) -> Option<&'a str>,
+    order: impl Fn(&T) -> O,
+    reorder: impl FnOnce(&mut [(T, ScoreParts)]),
+) -> Vec<(T, ScoreParts, f32)> {
     items.sort_by(|a, b| b.1.fused.total_cmp(&a.1.fused).then_with(|| order(&a.0).cmp(&order(&b.0))));
+    reorder(&mut items);
     let mut seen = FxHashSet::default();
     let mut chosen: Vec<(T, ScoreParts, f32)> = Vec::with_capacity(k.min(items.len()));
     for (item, sp) in items {
