@@ -5,7 +5,6 @@
 use serde::Serialize;
 
 use crate::archive::document_of_chunk;
-use crate::archive::store::chunk_ids;
 use crate::archive::manifest::Manifest;
 use crate::engram::recall::{RecallQuery, ScoreParts};
 use crate::engram::Engram;
@@ -49,17 +48,22 @@ impl Engram {
         for h in recall.hits {
             let Some(doc) = document_of_chunk(&h.record.id) else { continue };
             let Some(rec) = p.get(&crate::archive::document_record_id(doc)).filter(|r| r.kind == Kind::Document) else { continue };
-            let ids = chunk_ids(rec)?;
-            let Some(pos) = ids.iter().position(|c| *c == h.record.id) else { continue };
+            // The manifest read once, and only the ids either side formatted (as `chunk_ids`
+            // makes them): a document lists ~50 chunks.
+            let m = Manifest::decode(&rec.text)?;
+            let id = rec.id.strip_prefix("d/").unwrap_or(&rec.id);
+            let chunk_id = |i: usize| m.chunks.get(i).map(|(s, _)| format!("c/{id}/{s}"));
+            let seq = h.record.id.strip_prefix("c/").and_then(|r| r.strip_prefix(id)).and_then(|r| r.strip_prefix('/'));
+            let Some(pos) = m.chunks.iter().position(|(s, _)| seq == Some(s.as_str())) else { continue };
             out.push(ChunkHit {
                 chunk: h.record.id.clone(),
                 document: doc.to_owned(),
-                title: Manifest::decode(&rec.text)?.title,
+                title: m.title.clone(),
                 position: pos as u32,
-                count: ids.len() as u32,
+                count: m.chunks.len() as u32,
                 text: h.record.text,
-                previous: pos.checked_sub(1).map(|i| ids[i].clone()),
-                next: ids.get(pos + 1).cloned(),
+                previous: pos.checked_sub(1).and_then(chunk_id),
+                next: chunk_id(pos + 1),
                 score: h.score,
                 parts: h.parts,
             });
