@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::archive::document_of_chunk;
 use crate::archive::manifest::Manifest;
-use crate::archive::store::chunk_ids;
 use crate::engram::partition::Partition;
 use crate::engram::recall::{choose, fuse, tied_ranks, Hit, RecallQuery, ScoreParts, LEXICAL_TIE, VECTOR_TIE};
 use crate::engram::Engram;
@@ -117,17 +116,22 @@ fn rerank<K: Ord + Copy>(all: &mut [(K, ScoreParts)], n: usize, score: impl Fn(&
 fn chunk_hit(p: &Partition, record: &Record, score: f32, parts: ScoreParts, shared: bool) -> Result<Option<ChunkHit>> {
     let Some(doc) = document_of_chunk(&record.id) else { return Ok(None) };
     let Some(rec) = p.get(&crate::archive::document_record_id(doc)).filter(|r| r.kind == Kind::Document) else { return Ok(None) };
-    let ids = chunk_ids(rec)?;
-    let Some(pos) = ids.iter().position(|c| *c == record.id) else { return Ok(None) };
+    // The manifest read once, and only the ids either side formatted (as `chunk_ids` makes
+    // them): a document lists ~50 chunks.
+    let m = Manifest::decode(&rec.text)?;
+    let id = rec.id.strip_prefix("d/").unwrap_or(&rec.id);
+    let chunk_id = |i: usize| m.chunks.get(i).map(|(s, _)| format!("c/{id}/{s}"));
+    let seq = record.id.strip_prefix("c/").and_then(|r| r.strip_prefix(id)).and_then(|r| r.strip_prefix('/'));
+    let Some(pos) = m.chunks.iter().position(|(s, _)| seq == Some(s.as_str())) else { return Ok(None) };
     Ok(Some(ChunkHit {
         chunk: record.id.clone(),
         document: doc.to_owned(),
-        title: Manifest::decode(&rec.text)?.title,
+        title: m.title.clone(),
         position: pos as u32,
-        count: ids.len() as u32,
+        count: m.chunks.len() as u32,
         text: record.text.clone(),
-        previous: pos.checked_sub(1).map(|i| ids[i].clone()),
-        next: ids.get(pos + 1).cloned(),
+        previous: pos.checked_sub(1).and_then(chunk_id),
+        next: chunk_id(pos + 1),
         score,
         parts,
         shared,

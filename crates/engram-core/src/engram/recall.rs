@@ -23,7 +23,7 @@ use crate::hlc::Millis;
 use crate::model::{FactKey, Kind, Layer, Record, Scope};
 use crate::router::{route, Route};
 use crate::text::{content_hash, normalize};
-use crate::vector::{kth_best_score, top_k_by_score};
+use crate::vector::top_k_by_score;
 
 /// A recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,22 +155,33 @@ const SPREAD_GAP_MS: Millis = 30 * 60 * 1000;
 const SPREAD_POOL: usize = 2;
 
 /// The `n` best `accept`ed slots by their own lexical score plus [`LEXICAL_SPREAD`] of
-/// their neighbours' (`raw`: the BM25 scores of matching, live slots; a slot's own score is
-/// its raw score times the query's `boost` for it), best first. Candidates are the best
-/// `SPREAD_POOL × n` own matches and their neighbours, so a turn that answers in other
-/// words than the question's ("Yes, last Tuesday") is found through the turn before it.
+/// their neighbours' (`raw`: the BM25 scores of matching slots, of which only the `live`
+/// count; a slot's own score is its raw score times the query's `boost` for it), best
+/// first. Candidates are the best `SPREAD_POOL × n` own matches and their neighbours, so a
+/// turn that answers in other words than the question's ("Yes, last Tuesday") is found
+/// through the turn before it.
 ///
 /// Boosts are computed only for the slots that can reach the pool: a boost lies in
 /// `[1, max_boost]`, so a slot whose raw score times `max_boost` is under the pool's
 /// `SPREAD_POOL × n`-th raw score cannot be in it — the same pool as boosting every match,
 /// without reading every matching text (a speaker's name matches half a transcript).
-fn said_together(p: &Partition, raw: &Scores, boost: &impl Fn(u32) -> f32, max_boost: f32, n: usize, accept: &impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+/// Liveness too is asked only of the slots that can reach the pool and of neighbours: a
+/// query word common to 50k chunks matches 50k slots.
+fn said_together(
+    p: &Partition,
+    raw: &Scores,
+    live: &impl Fn(u32) -> bool,
+    boost: &impl Fn(u32) -> f32,
+    max_boost: f32,
+    n: usize,
+    accept: &impl Fn(u32) -> bool,
+) -> Vec<(u32, f32)> {
     let mut boosted: FxHashMap<u32, f32> = FxHashMap::default();
     let mut own = |slot: u32| -> f32 {
         let Some(r) = raw.get(slot) else { return 0.0 };
-        *boosted.entry(slot).or_insert_with(|| r * boost(slot))
+        *boosted.entry(slot).or_insert_with(|| if live(slot) { r * boost(slot) } else { 0.0 })
     };
-    let pool = best_boosted(raw.iter(), &mut own, max_boost, SPREAD_POOL * n);
+    let pool = best_boosted(raw.iter(), live, &mut own, max_boost, SPREAD_POOL * n);
     let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
         for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {
@@ -192,17 +203,55 @@ fn said_together(p: &Partition, raw: &Scores, boost: &impl Fn(u32) -> f32, max_b
     out
 }
 
-/// The `want` best slots by `own` (a raw score times a boost in `[1, max_boost]`), best
-/// first, calling `own` only for slots whose raw score times `max_boost` reaches the
-/// `want`-th best raw score: any slot of the result scores at least that much.
+/// The `want` best `live` slots by `own` (a raw score times a boost in `[1, max_boost]`),
+/// best first, calling `own` only for slots whose raw score times `max_boost` reaches the
+/// `want`-th best live raw score (any slot of the result scores at least that much), and
+/// `live` only for slots that reach the `want`-th best raw score seen so far. One pass:
+/// the `want` best raw scores in a min-heap, the slots that may reach its floor beside.
 fn best_boosted(
-    raw: impl Iterator<Item = (u32, f32)> + Clone,
+    raw: impl Iterator<Item = (u32, f32)>,
+    live: impl Fn(u32) -> bool,
     own: &mut impl FnMut(u32) -> f32,
     max_boost: f32,
     want: usize,
 ) -> Vec<(u32, f32)> {
-    let floor = kth_best_score(raw.clone().map(|(_, r)| r), want).unwrap_or(0.0);
-    let mut pool: Vec<(u32, f32)> = raw.filter(|&(_, r)| r * max_boost >= floor).map(|(s, _)| (s, own(s))).collect();
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if want == 0 {
+        return Vec::new();
+    }
+    // f32 in the order of `total_cmp`, as an integer.
+    let key = |f: f32| {
+        let b = f.to_bits();
+        if b >> 31 == 1 { !b } else { b | 1 << 31 }
+    };
+    let mut best: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::with_capacity(want + 1);
+    let mut floor = f32::NEG_INFINITY;
+    let mut near: Vec<(u32, f32)> = Vec::new();
+    for (slot, r) in raw {
+        let full = best.len() == want;
+        if full && r * max_boost < floor {
+            continue;
+        }
+        if !live(slot) {
+            continue;
+        }
+        near.push((slot, r));
+        if !full {
+            best.push(Reverse((key(r), slot)));
+        } else if best.peek().is_some_and(|least| key(r) > least.0 .0) {
+            best.pop();
+            best.push(Reverse((key(r), slot)));
+        }
+        if best.len() == want {
+            floor = best.peek().map_or(floor, |least| f32::from_bits({
+                let b = least.0 .0;
+                if b >> 31 == 1 { b & !(1 << 31) } else { !b }
+            }));
+        }
+    }
+    let floor = if best.len() == want { floor } else { 0.0 };
+    let mut pool: Vec<(u32, f32)> = near.into_iter().filter(|&(_, r)| r * max_boost >= floor).map(|(s, _)| (s, own(s))).collect();
     top_k_by_score(&mut pool, want);
     pool
 }
@@ -284,10 +333,10 @@ impl Engram {
         // memories out of the lexical pool (taken before `accept`) nor cost their search.
         let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
         let cues = QueryCues::of(&q.text);
-        let mut raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
-        raw.retain(|s| p.meta(s).live(now));
+        let raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
+        let live = |s: u32| p.meta(s).live(now);
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
-        let found = said_together(p, &raw, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
+        let found = said_together(p, &raw, &live, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
@@ -369,11 +418,41 @@ pub(crate) fn choose<'a, T: 'a, O: Ord>(
 mod tests {
     use super::{best_boosted, tied_ranks};
     use crate::engram::cues::MAX_BOOST;
-    use crate::vector::top_k_by_score;
+    use crate::vector::{kth_best_score, top_k_by_score};
     use proptest::prelude::*;
     use rustc_hash::FxHashMap;
 
+    /// The pool as recall took it before liveness was asked lazily (the oracle): the dead
+    /// matches dropped first, then the floor by a k-th best over every live match, then
+    /// every live match reaching it boosted.
+    fn pool_of_live_matches_first(raw: &[(u32, f32)], live: impl Fn(u32) -> bool, own: impl Fn(u32) -> f32, max_boost: f32, want: usize) -> Vec<(u32, f32)> {
+        let live: Vec<(u32, f32)> = raw.iter().copied().filter(|&(s, _)| live(s)).collect();
+        let floor = kth_best_score(live.iter().map(|&(_, r)| r), want).unwrap_or(0.0);
+        let mut pool: Vec<(u32, f32)> = live.into_iter().filter(|&(_, r)| r * max_boost >= floor).map(|(s, _)| (s, own(s))).collect();
+        top_k_by_score(&mut pool, want);
+        pool
+    }
+
     proptest! {
+        #[test]
+        fn asking_liveness_only_of_slots_that_can_reach_the_pool_gives_the_pool_of_dropping_the_dead_first(
+            // Few distinct raw scores, so that ties at the floor are common (BM25 over similar chunks).
+            matches in proptest::collection::vec((0u8..12, 0.0f32..1.0, proptest::bool::weighted(0.7)), 0..400),
+            want in 0usize..80,
+            boosted in proptest::bool::ANY,
+        ) {
+            let max_boost = if boosted { MAX_BOOST } else { 1.0 };
+            let raw: Vec<(u32, f32)> = matches.iter().enumerate().map(|(i, m)| (i as u32 * 3 + 1, 0.25 + f32::from(m.0) * 0.37)).collect();
+            let at = |s: u32| &matches[(s / 3) as usize];
+            let live = |s: u32| at(s).2;
+            let own = |s: u32| raw[(s / 3) as usize].1 * (1.0 + (max_boost - 1.0) * at(s).1);
+            let expected = pool_of_live_matches_first(&raw, live, own, max_boost, want);
+            let asked = std::cell::Cell::new(0);
+            let lazy = best_boosted(raw.iter().copied(), |s| { asked.set(asked.get() + 1); live(s) }, &mut |s| own(s), max_boost, want);
+            prop_assert_eq!(lazy, expected);
+            prop_assert!(asked.get() <= raw.len());
+        }
+
         #[test]
         fn boosting_only_the_slots_that_can_reach_the_pool_gives_the_pool_of_boosting_all(
             matches in proptest::collection::vec((0.0f32..20.0, 0.0f32..1.0), 0..300),
@@ -385,7 +464,7 @@ mod tests {
             top_k_by_score(&mut all, want);
             let mut calls = 0;
             let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
-            let lazy = best_boosted(pairs.iter().copied(), &mut |s| { calls += 1; raw[&s] * boost(s) }, MAX_BOOST, want);
+            let lazy = best_boosted(pairs.iter().copied(), |_| true, &mut |s| { calls += 1; raw[&s] * boost(s) }, MAX_BOOST, want);
             prop_assert_eq!(lazy, all);
             prop_assert!(calls <= raw.len());
         }
@@ -397,9 +476,19 @@ mod tests {
         let raw: FxHashMap<u32, f32> = (0..1010u32).map(|s| (s, if s < 10 { 10.0 } else { 0.1 })).collect();
         let mut calls = 0;
         let pairs: Vec<(u32, f32)> = raw.iter().map(|(&s, &r)| (s, r)).collect();
-        let pool = best_boosted(pairs.iter().copied(), &mut |s| { calls += 1; raw[&s] }, MAX_BOOST, 5);
+        let pool = best_boosted(pairs.iter().copied(), |_| true, &mut |s| { calls += 1; raw[&s] }, MAX_BOOST, 5);
         assert_eq!(pool.len(), 5);
         assert_eq!(calls, 10, "only the strong matches could reach the pool");
+    }
+
+    #[test]
+    fn liveness_is_asked_only_of_matches_that_can_reach_the_pool() {
+        // 1,000 weak matches after 10 strong ones: once the pool's floor is known, the weak are never looked up.
+        let raw: Vec<(u32, f32)> = (0..1010u32).map(|s| (s, if s < 10 { 10.0 } else { 0.1 })).collect();
+        let asked = std::cell::Cell::new(0);
+        let pool = best_boosted(raw.iter().copied(), |_| { asked.set(asked.get() + 1); true }, &mut |s| raw[s as usize].1, 1.0, 5);
+        assert_eq!(pool.iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(asked.get(), 10);
     }
 
     #[test]

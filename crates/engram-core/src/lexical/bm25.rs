@@ -11,16 +11,22 @@ const K1: f32 = 1.2;
 /// conversations (LoCoMo's development split: recall@10 0.709 → 0.718), where a long turn
 /// is usually long because it says more, not because it repeats itself.
 const B: f32 = 0.4;
+/// Scores memoized per query term: tf below this …
+const MEMO_TF: usize = 4;
+/// … and length below this (a 128-token chunk has fewer terms).
+const MEMO_LEN: usize = 256;
 
 /// An inverted index over documents identified by `u32` slots.
 #[derive(Debug, Default, Clone)]
 pub struct Bm25 {
     term_ids: FxHashMap<String, u32>,
-    postings: Vec<Vec<(u32, u16)>>,
+    /// Per term: `(slot, tf, length)` of the slots holding it. The slot's length rides in
+    /// the posting (`u16::MAX` when longer: then read from `lens`), so that scoring a term
+    /// common to 50k chunks reads its postings in order and nothing else per slot.
+    postings: Vec<Vec<(u32, u16, u16)>>,
     /// Per slot: the term ids it holds (for removal) and its length; `None` when absent.
     docs: Vec<Option<(Vec<u32>, u32)>>,
-    /// Per slot: its length as a float (0 when absent), packed apart from `docs` so that a
-    /// query reading the lengths of 50k matching slots reads 4 bytes each, not 32.
+    /// Per slot: its length as a float (0 when absent), for the slots too long for a posting.
     lens: Vec<f32>,
     live: u32,
     total_len: u64,
@@ -58,8 +64,9 @@ impl Bm25 {
         }
         let mut ids: Vec<u32> = tf.keys().copied().collect();
         ids.sort_unstable();
+        let short = u16::try_from(ts.len()).unwrap_or(u16::MAX);
         for &id in &ids {
-            self.postings[id as usize].push((slot, tf[&id]));
+            self.postings[id as usize].push((slot, tf[&id], short));
         }
         let s = slot as usize;
         if self.docs.len() <= s {
@@ -79,7 +86,7 @@ impl Bm25 {
         self.lens[slot as usize] = 0.0;
         for id in ids {
             let p = &mut self.postings[id as usize];
-            if let Some(i) = p.iter().position(|&(s, _)| s == slot) {
+            if let Some(i) = p.iter().position(|&(s, _, _)| s == slot) {
                 p.swap_remove(i);
             }
         }
@@ -117,6 +124,9 @@ impl Bm25 {
         qt.dedup();
         let n = (self.live + also.map_or(0, |o| o.live)) as f32;
         let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
+        // A term's score depends only on the slot's tf and length: the common pairs are
+        // computed once per term (the same expression, so the same bits).
+        let mut memo = vec![0.0f32; MEMO_TF * MEMO_LEN];
         for t in &qt {
             let Some(&id) = self.term_ids.get(t) else { continue };
             let p = &self.postings[id as usize];
@@ -125,15 +135,27 @@ impl Bm25 {
             }
             let df = (p.len() + also.map_or(0, |o| o.df(t))) as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(slot, tf) in p {
-                let len = self.lens[slot as usize];
+            let score = |tf: u16, len: f32| {
                 let tf = f32::from(tf);
-                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
-                let at = &mut scores.by_slot[slot as usize];
-                if *at == 0.0 {
-                    scores.touched.push(slot);
+                idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg))
+            };
+            memo.fill(0.0);
+            for &(slot, tf, len) in p {
+                let s = match memo.get_mut(tf as usize * MEMO_LEN + len as usize).filter(|_| (len as usize) < MEMO_LEN) {
+                    Some(m) if *m > 0.0 => *m,
+                    Some(m) => {
+                        *m = score(tf, f32::from(len));
+                        *m
+                    }
+                    None if len == u16::MAX => score(tf, self.lens.get(slot as usize).copied().unwrap_or(0.0)),
+                    None => score(tf, f32::from(len)),
+                };
+                if let Some(at) = scores.by_slot.get_mut(slot as usize) {
+                    if *at == 0.0 {
+                        scores.touched.push(slot);
+                    }
+                    *at += s;
                 }
-                *at += s;
             }
         }
         scores
@@ -191,6 +213,71 @@ impl Scores {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Every posting scored by the formula with the slot's length read from `lens`, as
+    /// before scores were memoized per term (the oracle): the same floats, bit for bit.
+    fn scores_by_formula(ix: &Bm25, query: &str) -> Vec<(u32, u32)> {
+        let mut by_slot = vec![0.0f32; ix.docs.len()];
+        let mut touched = Vec::new();
+        let mut qt = index_terms(query);
+        qt.sort();
+        qt.dedup();
+        let n = ix.live as f32;
+        let avg = (ix.total_len as f32 / n).max(1.0);
+        for t in &qt {
+            let Some(&id) = ix.term_ids.get(t) else { continue };
+            let p = &ix.postings[id as usize];
+            let df = p.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(slot, tf, _) in p {
+                let len = ix.docs[slot as usize].as_ref().map(|d| d.1).unwrap() as f32;
+                let tf = f32::from(tf);
+                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
+                if by_slot[slot as usize] == 0.0 {
+                    touched.push(slot);
+                }
+                by_slot[slot as usize] += s;
+            }
+        }
+        touched.iter().map(|&s| (s, by_slot[s as usize].to_bits())).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn memoized_scores_are_the_formulas_bit_for_bit(
+            docs in proptest::collection::vec((proptest::collection::vec(0usize..8, 0..40), 0usize..400), 1..60),
+            removed in proptest::collection::vec(0usize..60, 0..10),
+            query in proptest::collection::vec(0usize..8, 1..6),
+        ) {
+            const WORDS: [&str; 8] = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
+            let mut ix = Bm25::new();
+            for (slot, (words, padding)) in docs.iter().enumerate() {
+                // Padding makes lengths past the memo's (256) and repeated words tf past its (4).
+                let mut text: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
+                text.extend(std::iter::repeat_n("filler", *padding));
+                ix.add(slot as u32, &text.join(" "));
+            }
+            for r in removed {
+                ix.remove(r as u32);
+            }
+            let q: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
+            let q = q.join(" ");
+            let got: Vec<(u32, u32)> = ix.scores(&q).iter().map(|(s, v)| (s, v.to_bits())).collect();
+            prop_assert_eq!(got, scores_by_formula(&ix, &q));
+        }
+    }
+
+    #[test]
+    fn a_document_longer_than_a_posting_holds_is_scored_by_its_length() {
+        let mut ix = Bm25::new();
+        let long = format!("alpha {}", vec!["filler"; 70_000].join(" "));
+        ix.add(0, &long);
+        ix.add(1, "alpha beta");
+        let got: Vec<(u32, u32)> = ix.scores("alpha").iter().map(|(s, v)| (s, v.to_bits())).collect();
+        assert_eq!(got, scores_by_formula(&ix, "alpha"));
+        assert!(ix.scores("alpha").get(0) < ix.scores("alpha").get(1));
+    }
 
     #[test]
     fn the_document_sharing_rare_terms_ranks_first() {

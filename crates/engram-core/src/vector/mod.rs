@@ -33,6 +33,22 @@ pub fn top_k_by_score(hits: &mut Vec<(u32, f32)>, k: usize) {
     hits.truncate(k);
 }
 
+/// Keep the `k` best of `hits` (as [`top_k_by_score`] would, unsorted) and return the
+/// `k`-th best score (`f32::NEG_INFINITY` when `k` is 0): a search cutting its list
+/// needs the floor, not an order.
+fn cut_to_best(hits: &mut Vec<(u32, f32)>, k: usize) -> f32 {
+    if k == 0 {
+        hits.clear();
+        return f32::NEG_INFINITY;
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.truncate(k);
+        return hits[k - 1].1;
+    }
+    hits.iter().map(|h| h.1).min_by(f32::total_cmp).unwrap_or(f32::NEG_INFINITY)
+}
+
 /// The `k`-th best of `scores` (the floor of their top `k`), or `None` when there are
 /// fewer than `k`. One pass that keeps the best `k` in a min-heap: most scores cost one
 /// comparison with the heap's least, where selecting over a copy of 50k `(slot, score)`
@@ -227,8 +243,7 @@ impl VectorIndex {
                 if s >= floor && accept(slot) {
                     hits.push((slot, s));
                     if hits.len() >= want.saturating_mul(2) {
-                        top_k_by_score(hits, want);
-                        floor = floor.max(hits.last().map_or(floor, |h| h.1));
+                        floor = floor.max(cut_to_best(hits, want));
                     }
                 }
             }
@@ -253,8 +268,7 @@ impl VectorIndex {
                         if s >= floor && accept(slot) {
                             hits.push((slot, s));
                             if hits.len() >= want.saturating_mul(2) {
-                                top_k_by_score(&mut hits, want);
-                                floor = floor.max(hits.last().map_or(floor, |h| h.1));
+                                floor = floor.max(cut_to_best(&mut hits, want));
                             }
                         }
                     }
@@ -356,6 +370,21 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn cutting_a_list_keeps_the_top_k_and_returns_its_floor(
+            scores in proptest::collection::vec(prop_oneof![0.0f32..1.0, Just(0.5f32)], 0..300),
+            k in 1usize..100,
+        ) {
+            let hits: Vec<(u32, f32)> = scores.iter().enumerate().map(|(i, &s)| (i as u32, s)).collect();
+            let mut sorted = hits.clone();
+            top_k_by_score(&mut sorted, k);
+            let mut cut = hits;
+            let floor = cut_to_best(&mut cut, k);
+            top_k_by_score(&mut cut, k);
+            prop_assert_eq!(&cut, &sorted);
+            prop_assert_eq!(floor, sorted.last().map_or(f32::NEG_INFINITY, |h| h.1));
+        }
+
         #[test]
         fn the_kth_best_score_is_the_kth_of_the_scores_sorted_best_first(
             scores in proptest::collection::vec(prop_oneof![-1e6f32..1e6, Just(0.0f32), Just(-0.0f32), Just(1.5f32)], 0..300),
