@@ -23,7 +23,7 @@ use crate::hlc::Millis;
 use crate::model::{FactKey, Kind, Layer, Record, Scope};
 use crate::router::{route, Route};
 use crate::text::{content_hash, normalize};
-use crate::vector::top_k_by_score;
+use crate::vector::{from_order_key, order_key, top_k_by_score};
 
 /// A recall request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -220,11 +220,7 @@ fn best_boosted(
     if want == 0 {
         return Vec::new();
     }
-    // f32 in the order of `total_cmp`, as an integer.
-    let key = |f: f32| {
-        let b = f.to_bits();
-        if b >> 31 == 1 { !b } else { b | 1 << 31 }
-    };
+    let key = order_key;
     let mut best: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::with_capacity(want + 1);
     let mut floor = f32::NEG_INFINITY;
     let mut near: Vec<(u32, f32)> = Vec::new();
@@ -244,10 +240,7 @@ fn best_boosted(
             best.push(Reverse((key(r), slot)));
         }
         if best.len() == want {
-            floor = best.peek().map_or(floor, |least| f32::from_bits({
-                let b = least.0 .0;
-                if b >> 31 == 1 { b & !(1 << 31) } else { !b }
-            }));
+            floor = best.peek().map_or(floor, |least| from_order_key(least.0 .0));
         }
     }
     let floor = if best.len() == want { floor } else { 0.0 };

@@ -49,38 +49,37 @@ fn cut_to_best(hits: &mut Vec<(u32, f32)>, k: usize) -> f32 {
     hits.iter().map(|h| h.1).min_by(f32::total_cmp).unwrap_or(f32::NEG_INFINITY)
 }
 
+/// An `f32` as an integer in the order of `total_cmp` (so a heap of them is a heap of
+/// scores); [`from_order_key`] undoes it.
+pub(crate) fn order_key(f: f32) -> u32 {
+    let b = f.to_bits();
+    if b >> 31 == 1 { !b } else { b | 1 << 31 }
+}
+
+/// The `f32` of an [`order_key`].
+pub(crate) fn from_order_key(b: u32) -> f32 {
+    f32::from_bits(if b >> 31 == 1 { b & !(1 << 31) } else { !b })
+}
+
 /// The `k`-th best of `scores` (the floor of their top `k`), or `None` when there are
-/// fewer than `k`. One pass that keeps the best `k` in a min-heap: most scores cost one
-/// comparison with the heap's least, where selecting over a copy of 50k `(slot, score)`
-/// pairs cost a partition pass of calls in the size-optimized wasm build.
-pub fn kth_best_score(scores: impl Iterator<Item = f32>, k: usize) -> Option<f32> {
+/// fewer than `k`, by a min-heap of the best `k` (the oracle of the recall pool's tests).
+#[cfg(test)]
+pub(crate) fn kth_best_score(scores: impl Iterator<Item = f32>, k: usize) -> Option<f32> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     if k == 0 {
         return None;
     }
-    // f32 in the order of `total_cmp`, as an integer.
-    let key = |f: f32| {
-        let b = f.to_bits();
-        if b >> 31 == 1 { !b } else { b | 1 << 31 }
-    };
     let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
-    let mut least = 0u32;
-    for s in scores {
-        let s = key(s);
+    for s in scores.map(order_key) {
         if best.len() < k {
             best.push(Reverse(s));
-            least = best.peek().map_or(0, |r| r.0);
-        } else if s > least {
+        } else if best.peek().is_some_and(|least| s > least.0) {
             best.pop();
             best.push(Reverse(s));
-            least = best.peek().map_or(0, |r| r.0);
         }
     }
-    (best.len() == k).then(|| {
-        let b = least;
-        f32::from_bits(if b >> 31 == 1 { b & !(1 << 31) } else { !b })
-    })
+    (best.len() == k).then(|| from_order_key(best.peek().map_or(0, |r| r.0)))
 }
 
 /// Check and L2-normalize an embedding. A vector already unit-length within 1 % (such as
