@@ -22,6 +22,7 @@ pub mod partition;
 pub mod prepare;
 pub mod procedures;
 pub mod recall;
+mod spread;
 pub mod relations;
 mod rerank;
 pub mod resolution;
