@@ -117,6 +117,8 @@ export interface ScoreParts {
   key: number | null;
   /** 1-based rank in the graph channel (records linked to entities the query names). */
   graph: number | null;
+  /** 1-based rank in the date channel (memories written within the period the query names, e.g. "on May 3, 2023"). */
+  date: number | null;
   fused: number;
   decay: number;
   importance: number;

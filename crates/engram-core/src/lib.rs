@@ -32,6 +32,7 @@
 #![deny(unsafe_code)]
 
 pub mod archive;
+pub mod calendar;
 pub mod codec;
 pub mod decay;
 pub mod embed;

@@ -16,6 +16,7 @@ pub mod config;
 pub mod conflict;
 pub mod consolidate;
 pub mod cues;
+pub mod dated;
 pub mod context;
 pub mod feedback;
 pub mod partition;

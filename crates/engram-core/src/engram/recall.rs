@@ -1,5 +1,6 @@
 //! The read path. Channels rank candidates independently — vectors (meaning), BM25
-//! (words), exact fact keys — and reciprocal-rank fusion combines ranks, not raw scores,
+//! (words), exact fact keys, and for a query naming a date the words of what was written
+//! then (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw scores,
 //! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank.
 //! Fused scores are then weighted by `importance × decay(age)` — which is why fusion's `k`
 //! is small (see `Config::rrf_k`): the fused score must fall steeply enough with rank that
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
+use crate::engram::dated::named_period;
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
 use crate::engram::config::ChannelWeights;
 use crate::engram::partition::{Partition, Pool};
@@ -89,6 +91,9 @@ pub struct ScoreParts {
     pub key: Option<u32>,
     /// 1-based rank in the graph channel.
     pub graph: Option<u32>,
+    /// 1-based rank in the date channel (memories written within the period the query names).
+    #[serde(default)]
+    pub date: Option<u32>,
     /// Reciprocal-rank fusion of the channels.
     pub fused: f32,
     /// The time factor of decay, in [0, 1].
@@ -154,10 +159,13 @@ pub(crate) fn tied_ranks(sorted: &[(u32, f32)], tie_floor: impl Fn(f32) -> f32) 
     ranks
 }
 
-/// Reciprocal-rank fusion of a hit's channel ranks with the channels' weights.
+/// Reciprocal-rank fusion of a hit's channel ranks with the channels' weights. The date
+/// channel is the lexical one read within the period a query names, and weighs as it does
+/// (a weight of its own would change the snapshot's configuration, and with it its format).
 pub(crate) fn fuse(sp: &ScoreParts, w: ChannelWeights, k: f32) -> f32 {
     let rr = |rank: u32| 1.0 / (k + rank as f32);
     sp.vector.map_or(0.0, |(r, _)| w.vector * rr(r)) + sp.lexical.map_or(0.0, |(r, _)| w.lexical * rr(r)) + sp.key.map_or(0.0, |r| w.key * rr(r)) + sp.graph.map_or(0.0, |r| w.graph * rr(r))
+        + sp.date.map_or(0.0, |r| w.lexical * rr(r))
 }
 
 impl Engram {
@@ -218,6 +226,14 @@ impl Engram {
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
+        let period = named_period(&q.text, now).filter(|_| pool == Pool::Memories);
+        if let Some(period) = period {
+            let said_then = |slot: u32| accept(slot) && p.at(slot).is_some_and(|r| period.holds(r.created_at));
+            let dated = said_together(p, &raw, &live, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &said_then);
+            for ((slot, _), rank) in dated.iter().zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))) {
+                parts.entry(*slot).or_default().date = Some(rank);
+            }
+        }
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors(pool)) {
             // Words steer only where they lead the fusion (the default; not SHORT_ANSWERS),
             // and only among memories: the feedback is for transcript lines, and a document
@@ -243,7 +259,10 @@ impl Engram {
         for (slot, mut sp) in parts {
             let Some(rec) = p.at(slot) else { continue };
             sp.fused = fuse(&sp, w, k);
-            let age = now - rec.freshness();
+            // What the query dates is weighed as of its period's end: "what did I say on
+            // May 3" must not rank that day's lines below fresher ones for their age.
+            let dated_age = period.filter(|_| sp.date.is_some()).map_or(Millis::MAX, |pd| (pd.to - rec.created_at).max(0));
+            let age = (now - rec.freshness()).min(dated_age);
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
             sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay;

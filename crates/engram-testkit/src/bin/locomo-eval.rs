@@ -61,6 +61,7 @@ fn main() {
         for (id, m) in &run.by_sample {
             show(&format!("  conversation {id} ({})", m.questions), m);
         }
+        show(&format!("  naming no date ({})", run.undated.questions), &run.undated);
         let (unmatched, all) = run.unmatched_evidence;
         println!("  {:<34} {unmatched} of {all} evidence turns share no index term with their question", "");
         let (own, near) = run.word_ceiling;

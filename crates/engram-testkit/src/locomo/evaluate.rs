@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use engram_core::engram::consolidate::{Consolidation, CITES_PREFIX};
+use engram_core::engram::dated::named_period;
 use engram_core::model::{Kind, Record};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope, Turn};
 
 use super::{Embed, LocomoQuestion, LocomoSample, Measures, Run, CUTS};
 
-const DAY_MS: i64 = 86_400_000;
+use engram_core::calendar::DAY_MS;
 
 /// Remember every turn of every sample through the core as the protocol says, at its
 /// session's date (or all at the last session's, with `same_moment`), and ask each
@@ -61,7 +62,7 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
             run.unmatched_evidence.0 += q.evidence.iter().filter(|e| unmatched(e)).count();
             run.missed_evidence.0 += missed.len();
             run.missed_evidence.1 += missed.iter().filter(|e| unmatched(e)).count();
-            credit(&mut run, &mut per_sample, q, &ranked);
+            credit(&mut run, &mut per_sample, q, &ranked, last + DAY_MS);
         }
         run.by_sample.push((s.id.clone(), per_sample));
     }
@@ -88,9 +89,13 @@ fn ask(mem: &Engram, scope: &Scope, question: &str, embed: Option<Embed>, now: i
     })
 }
 
-/// Count one question's answers overall, in its conversation and in its category.
-fn credit(run: &mut Run, per_sample: &mut Measures, q: &LocomoQuestion, ranked: &[Vec<Vec<String>>; 4]) {
+/// Count one question's answers overall, in its conversation, in its category, and among
+/// the questions that name no date when it names none (asked at `now`).
+fn credit(run: &mut Run, per_sample: &mut Measures, q: &LocomoQuestion, ranked: &[Vec<Vec<String>>; 4], now: i64) {
     run.measures.add(&q.evidence, ranked);
+    if named_period(&q.question, now).is_none() {
+        run.undated.add(&q.evidence, ranked);
+    }
     per_sample.add(&q.evidence, ranked);
     run.by_category.entry(q.category).or_default().add(&q.evidence, ranked);
 }
@@ -135,7 +140,7 @@ pub fn evaluate_sessions(samples: &[LocomoSample], config: &Config, consolidatio
         let mut per_sample = Measures::default();
         for q in &s.questions {
             let ranked = ask(&mem, &user, &q.question, embed, last + DAY_MS, &mut run, &covers);
-            credit(&mut run, &mut per_sample, q, &ranked);
+            credit(&mut run, &mut per_sample, q, &ranked, last + DAY_MS);
         }
         run.by_sample.push((s.id.clone(), per_sample));
     }

@@ -58,6 +58,10 @@ pub struct Run {
     /// The same measures per question category (1 multi-hop, 2 temporal, 3 open-domain,
     /// 4 single-hop).
     pub by_category: std::collections::BTreeMap<u32, Measures>,
+    /// The same measures over the questions that name no date ("on 3 June, 2023", "in
+    /// August 2023"): there the real timeline and one moment differ only by decay and
+    /// recency, since recall's date channel has no period to read.
+    pub undated: Measures,
     /// The same measures per conversation (by sample id), to see whether a change holds
     /// on each one rather than on their sum.
     pub by_sample: Vec<(String, Measures)>,

@@ -37,15 +37,7 @@ pub fn compacted_id(scope: &Scope, month: &str) -> String {
 
 /// The calendar month (UTC) of a moment, as `YYYY-MM`.
 pub fn month_of(at: Millis) -> String {
-    // Days to civil date (H. Hinnant's algorithm), exact for every i64 day count in range.
-    let z = at.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, _) = crate::calendar::civil(at);
     format!("{year:04}-{month:02}")
 }
 

@@ -1,0 +1,182 @@
+//! A query that names a date asks for what was said then: "What did Maria share on
+//! 16 June, 2023?", "What happened to John's job in August 2023?", "the week before
+//! August 3", "5月3日说了什么". Recall's date channel (`Engram::candidates`) ranks, by
+//! their words, only the memories written within the period the query names — a memory's
+//! time is when it was written (`created_at`), as a chat app stamps each turn.
+//!
+//! A day is read with a day's slack on each side (a user's "on May 3" may be another
+//! date in UTC); a month or a year as a whole, with the same slack; "before" or "after"
+//! a day reaches two weeks back or on from it. A day or month named without a year is
+//! the latest one not after `now`. Where words cannot find what was said, the channel
+//! finds nothing either: it orders, within the period, what words already match.
+
+use std::sync::OnceLock;
+
+use regex_lite::{Captures, Regex};
+
+use crate::calendar::{civil, day_start, DAY_MS};
+use crate::hlc::Millis;
+
+/// A span of time a query names: `from` inclusive, `to` exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Period {
+    pub from: Millis,
+    pub to: Millis,
+}
+
+impl Period {
+    /// True when `at` falls within the period.
+    pub fn holds(&self, at: Millis) -> bool {
+        self.from <= at && at < self.to
+    }
+}
+
+/// How far "before" or "after" a named day reaches.
+const AROUND: Millis = 14 * DAY_MS;
+
+const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+struct Patterns {
+    /// "3 June, 2023", "3rd of June", "June 3, 2023", "June 3rd".
+    day_month: Regex,
+    month_day: Regex,
+    /// "June 2023", "in June".
+    month_year: Regex,
+    in_month: Regex,
+    /// "in 2023".
+    in_year: Regex,
+    /// "2023年5月3日", "5月3号", "2023年5月".
+    cjk: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let m = MONTHS.join("|");
+        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("date pattern {p}: {e}"));
+        Patterns {
+            day_month: re(&format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({m})\b(?:,? (\d{{4}})\b)?")),
+            month_day: re(&format!(r"\b({m}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?")),
+            month_year: re(&format!(r"\b({m}),? (\d{{4}})\b")),
+            in_month: re(&format!(r"\b(?:in|during|of) ({m})\b")),
+            in_year: re(r"\b(?:in|during) ((?:19|20)\d\d)\b"),
+            cjk: re(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?"),
+        }
+    })
+}
+
+/// The period `query` names, read at `now`; `None` when it names no date.
+pub fn named_period(query: &str, now: Millis) -> Option<Period> {
+    let q = query.to_lowercase();
+    let p = patterns();
+    let month = |c: &Captures, i: usize| c.get(i).and_then(|m| MONTHS.iter().position(|&n| n == m.as_str())).map(|i| i as u32 + 1);
+    let number = |c: &Captures, i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
+    let day_period = |c: &Captures, year: Option<i64>, month: u32, day: i64| {
+        if !(1..=31).contains(&day) {
+            return None;
+        }
+        let start = resolve(year, now, |y| day_start(y, month, day as u32));
+        if civil(start).1 != month {
+            return None; // "February 31"
+        }
+        let before = q[..c.get(0)?.start()].trim_end();
+        Some(if before.ends_with("before") {
+            Period { from: start - AROUND, to: start + DAY_MS }
+        } else if before.ends_with("after") || before.ends_with("since") {
+            Period { from: start, to: start + AROUND + DAY_MS }
+        } else {
+            Period { from: start - DAY_MS, to: start + 2 * DAY_MS }
+        })
+    };
+    if let Some(c) = p.day_month.captures(&q) {
+        return day_period(&c, number(&c, 3), month(&c, 2)?, number(&c, 1)?);
+    }
+    if let Some(c) = p.month_day.captures(&q) {
+        return day_period(&c, number(&c, 3), month(&c, 1)?, number(&c, 2)?);
+    }
+    if let Some(c) = p.cjk.captures(&q) {
+        let m = number(&c, 2).filter(|m| (1..=12).contains(m))? as u32;
+        return match number(&c, 3) {
+            Some(d) => day_period(&c, number(&c, 1), m, d),
+            None => Some(month_period(resolve(number(&c, 1), now, |y| day_start(y, m, 1)))),
+        };
+    }
+    if let Some(c) = p.month_year.captures(&q) {
+        let m = month(&c, 1)?;
+        return Some(month_period(day_start(number(&c, 2)?, m, 1)));
+    }
+    if let Some(c) = p.in_month.captures(&q) {
+        let m = month(&c, 1)?;
+        return Some(month_period(resolve(None, now, |y| day_start(y, m, 1))));
+    }
+    let c = p.in_year.captures(&q)?;
+    let y = number(&c, 1)?;
+    Some(Period { from: day_start(y, 1, 1) - DAY_MS, to: day_start(y + 1, 1, 1) + DAY_MS })
+}
+
+/// The start of the named day or month in `year`, or without a year the latest one that
+/// starts by `now` (a day's slack: it may be today elsewhere).
+fn resolve(year: Option<i64>, now: Millis, start_in: impl Fn(i64) -> Millis) -> Millis {
+    match year {
+        Some(y) => start_in(y),
+        None => {
+            let this = civil(now).0;
+            let start = start_in(this);
+            if start > now + DAY_MS {
+                start_in(this - 1)
+            } else {
+                start
+            }
+        }
+    }
+}
+
+/// The month starting at `start`, with a day's slack on each side.
+fn month_period(start: Millis) -> Period {
+    let (y, m, _) = civil(start);
+    let next = if m == 12 { day_start(y + 1, 1, 1) } else { day_start(y, m + 1, 1) };
+    Period { from: start - DAY_MS, to: next + DAY_MS }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Millis = 1_700_000_000_000; // 2023-11-14
+
+    fn day(y: i64, m: u32, d: u32) -> Millis {
+        day_start(y, m, d)
+    }
+
+    #[test]
+    fn a_named_day_is_read_in_every_common_spelling_with_a_days_slack() {
+        let may3 = Period { from: day(2023, 5, 2), to: day(2023, 5, 5) };
+        for q in ["Who did Maria have dinner with on May 3, 2023?", "what did I say on 3 May 2023", "on the 3rd of May, 2023?", "May 3rd 2023", "2023年5月3日说了什么"] {
+            assert_eq!(named_period(q, NOW), Some(may3), "{q}");
+        }
+        assert_eq!(named_period("what did we talk about on May 3?", NOW), Some(may3), "this year's, not after now");
+        assert_eq!(named_period("5月3号", NOW), Some(may3));
+    }
+
+    #[test]
+    fn a_day_or_month_without_a_year_is_the_latest_not_after_now() {
+        assert_eq!(named_period("what did I say on December 24?", NOW), Some(Period { from: day(2022, 12, 23), to: day(2022, 12, 26) }));
+        assert_eq!(named_period("what did I do in december", NOW), Some(Period { from: day(2022, 11, 30), to: day(2023, 1, 2) }));
+    }
+
+    #[test]
+    fn a_month_or_year_is_read_whole_and_before_or_after_a_day_reaches_two_weeks() {
+        assert_eq!(named_period("What happened to John's job in August 2023?", NOW), Some(Period { from: day(2023, 7, 31), to: day(2023, 9, 2) }));
+        assert_eq!(named_period("2023年12月", NOW), Some(Period { from: day(2023, 11, 30), to: day(2024, 1, 2) }));
+        assert_eq!(named_period("beach trips in 2023", NOW), Some(Period { from: day(2022, 12, 31), to: day(2024, 1, 2) }));
+        assert_eq!(named_period("What did John do the week before August 3, 2023?", NOW), Some(Period { from: day(2023, 7, 20), to: day(2023, 8, 4) }));
+        assert_eq!(named_period("what changed after March 1, 2023", NOW), Some(Period { from: day(2023, 3, 1), to: day(2023, 3, 16) }));
+    }
+
+    #[test]
+    fn a_query_without_a_date_names_no_period() {
+        for q in ["What may Caroline paint?", "When did Melanie go camping?", "I have 2023 stamps", "march on", "the 45 of june", "13月", "what did I say on february 31"] {
+            assert_eq!(named_period(q, NOW), None, "{q}");
+        }
+    }
+}
