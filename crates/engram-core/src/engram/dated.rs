@@ -68,6 +68,10 @@ fn patterns() -> &'static Patterns {
 /// The period `query` names, read at `now`; `None` when it names no date.
 pub fn named_period(query: &str, now: Millis) -> Option<Period> {
     let q = query.to_lowercase();
+    // Most queries name no date: no digit, month name or 月, no pattern to run.
+    if !q.bytes().any(|b| b.is_ascii_digit()) && !MONTHS.iter().any(|m| q.contains(m)) {
+        return None;
+    }
     let p = patterns();
     let month = |c: &Captures, i: usize| c.get(i).and_then(|m| MONTHS.iter().position(|&n| n == m.as_str())).map(|i| i as u32 + 1);
     let number = |c: &Captures, i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
@@ -120,9 +124,10 @@ fn resolve(year: Option<i64>, now: Millis, start_in: impl Fn(i64) -> Millis) -> 
     match year {
         Some(y) => start_in(y),
         None => {
-            let this = civil(now).0;
+            // Years a query can spell (four digits): no day count overflows.
+            let this = civil(now).0.clamp(0, 9999);
             let start = start_in(this);
-            if start > now + DAY_MS {
+            if start > now.saturating_add(DAY_MS) {
                 start_in(this - 1)
             } else {
                 start
@@ -171,6 +176,18 @@ mod tests {
         assert_eq!(named_period("beach trips in 2023", NOW), Some(Period { from: day(2022, 12, 31), to: day(2024, 1, 2) }));
         assert_eq!(named_period("What did John do the week before August 3, 2023?", NOW), Some(Period { from: day(2023, 7, 20), to: day(2023, 8, 4) }));
         assert_eq!(named_period("what changed after March 1, 2023", NOW), Some(Period { from: day(2023, 3, 1), to: day(2023, 3, 16) }));
+    }
+
+    #[test]
+    fn any_query_and_moment_give_a_period_that_is_not_empty_or_none_without_panicking() {
+        let queries = ["on May 3", "May 31, 9999", "31 december 0000", "5月31日", "in 1900", "the week before january 1", "after 29 february"];
+        for now in [i64::MIN, -1, 0, NOW, i64::MAX] {
+            for q in queries {
+                if let Some(p) = named_period(q, now) {
+                    assert!(p.from < p.to, "{q} at {now}: {p:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -261,7 +261,7 @@ impl Engram {
             sp.fused = fuse(&sp, w, k);
             // What the query dates is weighed as of its period's end: "what did I say on
             // May 3" must not rank that day's lines below fresher ones for their age.
-            let dated_age = period.filter(|_| sp.date.is_some()).map_or(Millis::MAX, |pd| (pd.to - rec.created_at).max(0));
+            let dated_age = period.filter(|_| sp.date.is_some()).map_or(Millis::MAX, |pd| pd.to.saturating_sub(rec.created_at).max(0));
             let age = (now - rec.freshness()).min(dated_age);
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
