@@ -40,7 +40,7 @@ struct Patterns {
     /// "3 June, 2023", "3rd of June", "June 3, 2023", "June 3rd".
     day_month: Regex,
     month_day: Regex,
-    /// "June 2023", "in June".
+    /// "June 2023", "in June", "last June".
     month_year: Regex,
     in_month: Regex,
     /// "in 2023".
@@ -58,7 +58,7 @@ fn patterns() -> &'static Patterns {
             day_month: re(&format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({m})\b(?:,? (\d{{4}})\b)?")),
             month_day: re(&format!(r"\b({m}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?")),
             month_year: re(&format!(r"\b({m}),? (\d{{4}})\b")),
-            in_month: re(&format!(r"\b(?:in|during|of) ({m})\b")),
+            in_month: re(&format!(r"\b(?:in|during|of|last|this) ({m})\b")),
             in_year: re(r"\b(?:in|during) ((?:19|20)\d\d)\b"),
             cjk: re(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?"),
         }
@@ -167,6 +167,8 @@ mod tests {
     fn a_day_or_month_without_a_year_is_the_latest_not_after_now() {
         assert_eq!(named_period("what did I say on December 24?", NOW), Some(Period { from: day(2022, 12, 23), to: day(2022, 12, 26) }));
         assert_eq!(named_period("what did I do in december", NOW), Some(Period { from: day(2022, 11, 30), to: day(2023, 1, 2) }));
+        assert_eq!(named_period("where did we go last December?", NOW), named_period("what did I do in december", NOW));
+        assert_eq!(named_period("what did I plan this March", NOW), Some(Period { from: day(2023, 2, 28), to: day(2023, 4, 2) }));
     }
 
     #[test]
