@@ -68,7 +68,7 @@ fn patterns() -> &'static Patterns {
 /// The period `query` names, read at `now`; `None` when it names no date.
 pub fn named_period(query: &str, now: Millis) -> Option<Period> {
     let q = query.to_lowercase();
-    // Most queries name no date: no digit, month name or 月, no pattern to run.
+    // Most queries name no date: without a digit or a month name no pattern can match.
     if !q.bytes().any(|b| b.is_ascii_digit()) && !MONTHS.iter().any(|m| q.contains(m)) {
         return None;
     }
