@@ -5,6 +5,9 @@
 pub use crate::decay::DAY_MS;
 use crate::hlc::Millis;
 
+/// The months' English names, lowercased, January first.
+pub const MONTH_NAMES: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
 /// The moment (UTC midnight) that starts `year-month-day`. `month` is 1–12; a `day` past
 /// the month's end counts on into the next month, as the algorithm does.
 pub fn day_start(year: i64, month: u32, day: u32) -> Millis {

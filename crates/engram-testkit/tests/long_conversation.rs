@@ -27,9 +27,9 @@ fn months_of_conversation_are_recalled_as_well_as_one_moment_of_it_and_better_th
     let table = load_default_table();
     let embed = |t: &str| table.embed(t);
     for (name, e) in [("no embedder", None), ("default table", Some(&embed as &dyn Fn(&str) -> Vec<f32>))] {
-        let (real, moment) = (locomo::evaluate(&samples, &Config::default(), e, false), locomo::evaluate(&samples, &Config::default(), e, true));
-        let (undated_real, undated_moment) = (recall_at_10(&real.undated), recall_at_10(&moment.undated));
-        let (real, moment) = (recall_at_10(&real.measures), recall_at_10(&moment.measures));
+        let (real_run, moment_run) = (locomo::evaluate(&samples, &Config::default(), e, false), locomo::evaluate(&samples, &Config::default(), e, true));
+        let (undated_real, undated_moment) = (recall_at_10(&real_run.undated), recall_at_10(&moment_run.undated));
+        let (real, moment) = (recall_at_10(&real_run.measures), recall_at_10(&moment_run.measures));
         eprintln!("{name}: recall@10 real timeline {real:.3}, one moment {moment:.3} (naming no date {undated_real:.3}, {undated_moment:.3}), peer {peer:.3}");
         // Where a question names no date, the two differ only by decay and recency.
         assert!((undated_real - undated_moment).abs() <= 0.01, "{name}: time changed recall@10 from {undated_moment:.3} to {undated_real:.3}");

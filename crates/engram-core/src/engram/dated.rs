@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex};
 
-use crate::calendar::{civil, day_start, DAY_MS};
+use crate::calendar::{civil, day_start, DAY_MS, MONTH_NAMES};
 use crate::hlc::Millis;
 
 /// A span of time a query names: `from` inclusive, `to` exclusive.
@@ -34,7 +34,6 @@ impl Period {
 /// How far "before" or "after" a named day reaches.
 const AROUND: Millis = 14 * DAY_MS;
 
-const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 
 struct Patterns {
     /// "3 June, 2023", "3rd of June", "June 3, 2023", "June 3rd".
@@ -52,7 +51,7 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let m = MONTHS.join("|");
+        let m = MONTH_NAMES.join("|");
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("date pattern {p}: {e}"));
         Patterns {
             day_month: re(&format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({m})\b(?:,? (\d{{4}})\b)?")),
@@ -69,11 +68,11 @@ fn patterns() -> &'static Patterns {
 pub fn named_period(query: &str, now: Millis) -> Option<Period> {
     let q = query.to_lowercase();
     // Most queries name no date: without a digit or a month name no pattern can match.
-    if !q.bytes().any(|b| b.is_ascii_digit()) && !MONTHS.iter().any(|m| q.contains(m)) {
+    if !q.bytes().any(|b| b.is_ascii_digit()) && !MONTH_NAMES.iter().any(|m| q.contains(m)) {
         return None;
     }
     let p = patterns();
-    let month = |c: &Captures, i: usize| c.get(i).and_then(|m| MONTHS.iter().position(|&n| n == m.as_str())).map(|i| i as u32 + 1);
+    let month = |c: &Captures, i: usize| c.get(i).and_then(|m| MONTH_NAMES.iter().position(|&n| n == m.as_str())).map(|i| i as u32 + 1);
     let number = |c: &Captures, i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
     let day_period = |c: &Captures, year: Option<i64>, month: u32, day: i64| {
         if !(1..=31).contains(&day) {

@@ -222,14 +222,15 @@ impl Engram {
         let raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
         let live = |s: u32| p.meta(s).live(now);
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
-        let found = said_together(p, &raw, &live, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &accept);
+        let max_boost = cues.max_boost(|w| p.has_speaker(w));
+        let found = said_together(p, &raw, &live, &boost, max_boost, n, &accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
-        let period = named_period(&q.text, now).filter(|_| pool == Pool::Memories);
+        let period = if pool == Pool::Memories { named_period(&q.text, now) } else { None };
         if let Some(period) = period {
             let said_then = |slot: u32| accept(slot) && p.at(slot).is_some_and(|r| period.holds(r.created_at));
-            let dated = said_together(p, &raw, &live, &boost, cues.max_boost(|w| p.has_speaker(w)), n, &said_then);
+            let dated = said_together(p, &raw, &live, &boost, max_boost, n, &said_then);
             for ((slot, _), rank) in dated.iter().zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))) {
                 parts.entry(*slot).or_default().date = Some(rank);
             }

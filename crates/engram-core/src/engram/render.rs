@@ -40,16 +40,7 @@ pub fn quote(text: &str) -> String {
 
 /// `YYYY-MM-DD` (UTC) of a millisecond timestamp.
 pub fn date(ms: Millis) -> String {
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = ms.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = crate::calendar::civil(ms);
     format!("{y:04}-{m:02}-{d:02}")
 }
 

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use engram_core::calendar::{day_start, MONTH_NAMES};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -117,20 +118,9 @@ pub fn parse_date(s: &str) -> Option<i64> {
     }
     let parts: Vec<&str> = date.split([' ', ',']).filter(|p| !p.is_empty()).collect();
     let [day, month, year] = parts.as_slice() else { return None };
-    const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
-    let month = MONTHS.iter().position(|n| n.starts_with(&month.to_ascii_lowercase()))? as i64 + 1;
-    let days = days_from_civil(year.parse().ok()?, month, day.parse().ok()?);
-    Some(((days * 24 + h) * 60 + m) * 60_000)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let month = MONTH_NAMES.iter().position(|n| n.starts_with(&month.to_ascii_lowercase()))? as u32 + 1;
+    let midnight = day_start(year.parse().ok()?, month, day.parse().ok()?);
+    Some(midnight + (h * 60 + m) * 60_000)
 }
 
 #[cfg(test)]
