@@ -119,9 +119,12 @@ export interface ScoreParts {
   graph: number | null;
   /** 1-based rank in the date channel (memories written within the period the query names, e.g. "on May 3, 2023"). */
   date: number | null;
+  /** Reciprocal-rank fusion of the channels' ranks. */
   fused: number;
+  /** The time factor of decay, in [0, 1] (1 for a keyed fact's value in force). */
   decay: number;
   importance: number;
+  /** `importance × max(decay, 0.3)`: what orders the hits (`score = fused × weight`); under the weak threshold a memory comes after the rest. */
   weight: number;
 }
 

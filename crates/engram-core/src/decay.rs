@@ -1,6 +1,6 @@
-//! Why old memories fade: a memory's weight is its importance times a time decay, and
-//! memories whose weight falls under a floor stop being recalled (seed 002). Two decay
-//! curves from the design notes are offered:
+//! Why old memories fade: a memory's weight is its importance times a time decay (seed
+//! 002). The weight orders what recall found — it never hides a match — and its time
+//! factor stops at [`RANKING_FLOOR`]. Two decay curves from the design notes are offered:
 //!
 //! - exponential (seed 002): `0.5^(age / half_life)`, default half-life 30 days;
 //! - floored linear (seed 003): `max(0.5, 1 − age / (2 × horizon))`, horizon 90 days —
@@ -12,6 +12,13 @@ use crate::hlc::Millis;
 
 /// One day in milliseconds.
 pub const DAY_MS: Millis = 86_400_000;
+
+/// The least time factor a memory's ranking weight keeps, however old it is: the default
+/// curve reaches it at 52 days. Recall's fused score falls as `1 / (1 + rank)`, so a best
+/// match keeping 0.3 of its weight stays ahead of every fresh match ranked 6th or lower
+/// (`2 / 7 < 0.3`) — a match from last year is never buried under a page of fresher,
+/// weaker ones, while close fresh matches still pass it.
+pub const RANKING_FLOOR: f32 = 0.3;
 
 /// How a memory's weight decays with age.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -49,9 +56,10 @@ impl Decay {
         }
     }
 
-    /// `importance × factor(age)`: the weight a memory carries into ranking.
+    /// `importance × max(factor(age), RANKING_FLOOR)`: the weight a memory carries into
+    /// ranking. Its time factor stops at the floor: past it, age only breaks ties.
     pub fn weight(&self, importance: f32, age_ms: Millis) -> f32 {
-        importance.clamp(0.0, 1.0) * self.factor(age_ms)
+        importance.clamp(0.0, 1.0) * self.factor(age_ms).max(RANKING_FLOOR)
     }
 }
 
@@ -61,10 +69,14 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn a_memory_loses_half_its_weight_per_half_life() {
+    fn a_memory_loses_half_its_weight_per_half_life_down_to_the_ranking_floor() {
         let d = Decay::default();
+        assert!((d.factor(30 * DAY_MS) - 0.5).abs() < 1e-6);
+        assert!((d.factor(60 * DAY_MS) - 0.25).abs() < 1e-6);
         assert!((d.weight(0.8, 30 * DAY_MS) - 0.4).abs() < 1e-6);
-        assert!((d.weight(0.8, 60 * DAY_MS) - 0.2).abs() < 1e-6);
+        assert!((d.weight(0.8, 45 * DAY_MS) - 0.8 * 0.5f32.powf(1.5)).abs() < 1e-6);
+        assert!((d.weight(0.8, 60 * DAY_MS) - 0.8 * RANKING_FLOOR).abs() < 1e-6, "past 52 days the factor stops at the floor");
+        assert!((d.weight(0.8, 3650 * DAY_MS) - 0.8 * RANKING_FLOOR).abs() < 1e-6);
     }
 
     #[test]
@@ -83,6 +95,8 @@ mod tests {
             for d in [Decay::Exponential { half_life_ms: hl }, Decay::FlooredLinear { horizon_ms: hl, floor: 0.5 }] {
                 prop_assert!(d.factor(old) <= d.factor(young));
                 prop_assert!((0.0..=1.0).contains(&d.factor(old)));
+                prop_assert!(d.weight(0.5, old) <= d.weight(0.5, young));
+                prop_assert!(d.weight(0.5, old) >= 0.5 * RANKING_FLOOR);
             }
         }
     }

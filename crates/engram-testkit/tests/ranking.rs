@@ -1,9 +1,10 @@
 //! How recall orders what it finds: relevance first, then `importance × decay` within
 //! reach of it. Fused scores fall with rank as `1 / (rrf_k + rank)`; with the default
 //! `rrf_k` a boost in weight moves a memory only past close matches, never past far better
-//! ones (at `rrf_k` 60 both tests below fail: the weight overturned the ranking).
+//! ones (at `rrf_k` 60 the first two tests below fail: the weight overturned the ranking),
+//! and decay's time factor stops at `RANKING_FLOOR`, so no age buries a best match.
 
-use engram_core::decay::DAY_MS;
+use engram_core::decay::{DAY_MS, RANKING_FLOOR};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
 
 const T0: i64 = 1_764_000_000_000;
@@ -69,4 +70,34 @@ fn an_old_best_match_gives_way_only_to_close_fresh_matches() {
     assert_eq!(order.len(), 1 + fresh.len());
     let fresh_order: Vec<&String> = order.iter().filter(|t| t.starts_with("fresh")).collect();
     assert_eq!(fresh_order, (2..=9).map(|i| format!("fresh {i}")).collect::<Vec<_>>().iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_best_match_of_any_age_gives_way_to_four_fresh_matches_at_most() {
+    let mut e = Engram::new(Config::default(), 1);
+    let now = T0 + 300 * DAY_MS; // the old memory's time factor: 0.5^10 ≈ 0.001, floored at 0.3
+    remember(&mut e, "old best match", 0.95, 1, T0);
+    let fresh = [0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55];
+    for (i, cos) in fresh.into_iter().enumerate() {
+        remember(&mut e, &format!("fresh {}", i + 2), cos, i + 2, now);
+    }
+    let hits = e.recall(&alice(), &query(), now).expect("recall").hits;
+    let order: Vec<&str> = hits.iter().map(|h| h.record.text.as_str()).collect();
+    // 1 / (1 + 1) × 0.3 = 0.15 against 1 / (1 + r) for the fresh at rank r: ranks 2–5 stay
+    // ahead (1/6 > 0.15), ranks 6 and below fall behind (1/7 < 0.15).
+    assert_eq!(order.iter().position(|&t| t == "old best match"), Some(4), "{order:?}");
+    let old = hits.iter().find(|h| h.record.text == "old best match").expect("recalled");
+    assert!(old.parts.decay < 0.01 && (old.parts.weight - 0.5 * RANKING_FLOOR).abs() < 1e-6, "{:?}", old.parts);
+}
+
+#[test]
+fn of_two_equal_matches_past_the_floor_the_fresher_comes_first() {
+    let mut e = Engram::new(Config::default(), 1);
+    let now = T0 + 300 * DAY_MS;
+    remember(&mut e, "said ten months ago", 0.9, 2, T0);
+    remember(&mut e, "said two months ago", 0.9, 3, now - 60 * DAY_MS);
+    let hits = e.recall(&alice(), &query(), now).expect("recall").hits;
+    assert_eq!(hits.iter().map(|h| h.record.text.as_str()).collect::<Vec<_>>(), ["said two months ago", "said ten months ago"]);
+    assert_eq!(hits[0].score, hits[1].score, "both keep the floor's weight: {hits:?}");
+    assert!(hits[0].parts.decay > hits[1].parts.decay, "age breaks the tie: {hits:?}");
 }

@@ -2,15 +2,17 @@
 //! (words), exact fact keys, and for a query naming a date the words of what was written
 //! then (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw scores,
 //! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank.
-//! Fused scores are then weighted by `importance × decay(age)` — which is why fusion's `k`
-//! is small (see `Config::rrf_k`): the fused score must fall steeply enough with rank that
-//! the weight reorders close matches, not far ones. Expired, superseded and weak memories
-//! are dropped; texts already seen are skipped, preserving order. Before the cut to `k`,
+//! Fused scores are then weighted by `importance × decay(age)`, the time factor floored at
+//! `decay::RANKING_FLOOR` — which is why fusion's `k` is small (see `Config::rrf_k`): the
+//! fused score must fall steeply enough with rank that the weight reorders close matches,
+//! not far ones. Expired and superseded memories are out; weak ones (stale and
+//! unimportant) come last; texts already seen are skipped, preserving order. Before the cut to `k`,
 //! the best fused candidates are reranked (`engram::rerank`): a named speaker's lines rise.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
+use crate::decay::RANKING_FLOOR;
 use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
 use crate::engram::dated::named_period;
@@ -99,7 +101,8 @@ pub struct ScoreParts {
     /// The time factor of decay, in [0, 1].
     pub decay: f32,
     pub importance: f32,
-    /// `importance × decay`; under the weak threshold a memory is not recalled.
+    /// `importance × max(decay, RANKING_FLOOR)`: what orders the recalled (see `choose`);
+    /// under the weak threshold a memory comes after the rest.
     pub weight: f32,
 }
 
@@ -266,7 +269,7 @@ impl Engram {
             let age = (now - rec.freshness()).min(dated_age);
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
-            sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay;
+            sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay.max(RANKING_FLOOR);
             scored.push((slot, sp));
         }
         Ok(Candidates { route: route_name, scored })
@@ -282,9 +285,11 @@ pub(crate) struct Candidates {
 /// The `k` recalled of scored candidates, each with its parts and score. Relevance chooses
 /// them: the best `fused` first (ties by `order`), then `reorder`ed (memories: the speaker
 /// rerank, `engram::rerank`), a text seen before skipped (`text` `None`: gone, skipped),
-/// whatever their age — decay never hides a strong match. Time and
-/// importance then order them: `fused × importance × decay`, the weak (under `weak`: stale
-/// and unimportant) after the rest, so a context built under a tight budget drops them first.
+/// whatever their age — decay never hides a strong match. Time and importance then order
+/// them by `fused × weight` (`importance × max(decay, RANKING_FLOOR)`: a best match keeps
+/// its place above all but close fresh ones), equal scores the fresher first, the weak
+/// (weight under `weak`: stale and unimportant) after the rest, so a context built under a
+/// tight budget drops them first.
 pub(crate) fn choose<'a, T: 'a, O: Ord>(
     mut items: Vec<(T, ScoreParts)>,
     k: usize,
@@ -308,7 +313,10 @@ pub(crate) fn choose<'a, T: 'a, O: Ord>(
         let score = sp.fused * sp.weight;
         chosen.push((item, sp, score));
     }
-    chosen.sort_by(|a, b| (a.1.weight < weak).cmp(&(b.1.weight < weak)).then(b.2.total_cmp(&a.2)).then_with(|| order(&a.0).cmp(&order(&b.0))));
+    chosen.sort_by(|a, b| {
+        let weak_last = (a.1.weight < weak).cmp(&(b.1.weight < weak));
+        weak_last.then(b.2.total_cmp(&a.2)).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
+    });
     chosen
 }
 
