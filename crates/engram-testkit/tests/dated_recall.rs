@@ -1,6 +1,6 @@
-//! A query that names a date ("on May 3, 2023", "in August 2023") recalls what was said
-//! then above what was said another day in the same words (`engram::dated`); for a query
-//! that names none, the date channel ranks nothing.
+//! A query that names a date ("on May 3, 2023", "in August 2023", "three days ago", "last
+//! month") recalls what was said then above what was said another day in the same words
+//! (`engram::dated`); for a query that names none, the date channel ranks nothing.
 
 use engram_core::calendar::day_start;
 use engram_core::decay::DAY_MS;
@@ -65,4 +65,28 @@ fn a_forgotten_or_expired_memory_of_the_named_day_stays_out() {
     let got = recall(&mem, "What did Maria do at the shelter on May 3, 2023?");
     assert!(got.iter().all(|(t, _)| !t.contains("swapped")), "expired: {got:?}");
     assert!(got[0].0.contains("baked goods"), "{got:?}");
+}
+
+#[test]
+fn a_query_naming_a_day_from_today_recalls_what_was_said_then() {
+    let mem = diary(Config::default());
+    // Asked on Saturday 6 May 2023: "three days ago" and "on Wednesday" are 3 May, "last
+    // month" is April, "last week" Monday 24 – Sunday 30 April.
+    let may6 = day_start(2023, 5, 6) + 10 * 3_600_000;
+    let ask = |q: &str, now: i64| -> Vec<(String, Option<u32>)> {
+        let hits = mem.recall(&maria(), &RecallQuery::text(q).with_k(3), now).expect("recall").hits;
+        hits.into_iter().map(|h| (h.record.text, h.parts.date)).collect()
+    };
+    for q in ["What did Maria do at the shelter three days ago?", "What did Maria do at the shelter on Wednesday?", "Maria 三天前 shelter"] {
+        let got = ask(q, may6);
+        assert!(got[0].0.contains("baked goods") && got[0].1 == Some(1), "{q}: {got:?}");
+    }
+    let got = ask("What did Maria do at the shelter last month?", may6);
+    assert!(got[0].0.contains("fundraiser") && got[0].1 == Some(1), "April: {got:?}");
+    // In August, "two months ago" is June.
+    let got = ask("What did Maria say about the shelter two months ago?", day_start(2023, 8, 10));
+    assert!(got[0].0.contains("Big news") && got[0].1 == Some(1), "{got:?}");
+    // Nothing was said in the week named: the channel ranks nothing, words decide.
+    let got = ask("What did Maria do at the shelter last week?", may6);
+    assert!(got.iter().all(|(_, d)| d.is_none()), "{got:?}");
 }

@@ -1,6 +1,7 @@
 //! A query that names a date asks for what was said then: "What did Maria share on
 //! 16 June, 2023?", "What happened to John's job in August 2023?", "the week before
-//! August 3", "5月3日说了什么". Recall's date channel (`Engram::candidates`) ranks, by
+//! August 3", "5月3日说了什么", or from today: "yesterday", "last week", "two months ago",
+//! "上周" (`relative`). Recall's date channel (`Engram::candidates`) ranks, by
 //! their words, only the memories written within the period the query names — a memory's
 //! time is when it was written (`created_at`), as a chat app stamps each turn.
 //!
@@ -16,6 +17,9 @@ use regex_lite::{Captures, Regex};
 
 use crate::calendar::{civil, day_start, DAY_MS, MONTH_NAMES};
 use crate::hlc::Millis;
+use relative::relative_period;
+
+mod relative;
 
 /// A span of time a query names: `from` inclusive, `to` exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,9 +68,15 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-/// The period `query` names, read at `now`; `None` when it names no date.
+/// The period `query` names, read at `now`; `None` when it names no date. A calendar date
+/// ("May 3", "in August 2023") is read before a relative one ("last week", `relative`).
 pub fn named_period(query: &str, now: Millis) -> Option<Period> {
     let q = query.to_lowercase();
+    calendar_period(&q, now).or_else(|| relative_period(&q, now))
+}
+
+/// The calendar date `q` (lowercased) names, read at `now`.
+fn calendar_period(q: &str, now: Millis) -> Option<Period> {
     // Most queries name no date: without a digit or a month name no pattern can match.
     if !q.bytes().any(|b| b.is_ascii_digit()) && !MONTH_NAMES.iter().any(|m| q.contains(m)) {
         return None;
@@ -91,28 +101,28 @@ pub fn named_period(query: &str, now: Millis) -> Option<Period> {
             Period { from: start - DAY_MS, to: start + 2 * DAY_MS }
         })
     };
-    if let Some(c) = p.day_month.captures(&q) {
+    if let Some(c) = p.day_month.captures(q) {
         return day_period(&c, number(&c, 3), month(&c, 2)?, number(&c, 1)?);
     }
-    if let Some(c) = p.month_day.captures(&q) {
+    if let Some(c) = p.month_day.captures(q) {
         return day_period(&c, number(&c, 3), month(&c, 1)?, number(&c, 2)?);
     }
-    if let Some(c) = p.cjk.captures(&q) {
+    if let Some(c) = p.cjk.captures(q) {
         let m = number(&c, 2).filter(|m| (1..=12).contains(m))? as u32;
         return match number(&c, 3) {
             Some(d) => day_period(&c, number(&c, 1), m, d),
             None => Some(month_period(resolve(number(&c, 1), now, |y| day_start(y, m, 1)))),
         };
     }
-    if let Some(c) = p.month_year.captures(&q) {
+    if let Some(c) = p.month_year.captures(q) {
         let m = month(&c, 1)?;
         return Some(month_period(day_start(number(&c, 2)?, m, 1)));
     }
-    if let Some(c) = p.in_month.captures(&q) {
+    if let Some(c) = p.in_month.captures(q) {
         let m = month(&c, 1)?;
         return Some(month_period(resolve(None, now, |y| day_start(y, m, 1))));
     }
-    let c = p.in_year.captures(&q)?;
+    let c = p.in_year.captures(q)?;
     let y = number(&c, 1)?;
     Some(Period { from: day_start(y, 1, 1) - DAY_MS, to: day_start(y + 1, 1, 1) + DAY_MS })
 }
@@ -181,7 +191,7 @@ mod tests {
 
     #[test]
     fn any_query_and_moment_give_a_period_that_is_not_empty_or_none_without_panicking() {
-        let queries = ["on May 3", "May 31, 9999", "31 december 0000", "5月31日", "in 1900", "the week before january 1", "after 29 february"];
+        let queries = ["on May 3", "May 31, 9999", "31 december 0000", "5月31日", "in 1900", "the week before january 1", "after 29 february", "yesterday", "999 years ago", "last friday", "in the past year", "三个月前", "前年"];
         for now in [i64::MIN, -1, 0, NOW, i64::MAX] {
             for q in queries {
                 if let Some(p) = named_period(q, now) {
@@ -192,8 +202,50 @@ mod tests {
     }
 
     #[test]
+    fn a_day_named_from_today_is_that_day_with_a_days_slack() {
+        // NOW is Tuesday 14 November 2023.
+        let nov = |d: u32| day(2023, 11, d);
+        for q in ["what did I tell you yesterday?", "昨天说了什么"] {
+            assert_eq!(named_period(q, NOW), Some(Period { from: nov(12), to: nov(15) }), "{q}");
+        }
+        for q in ["the plan from 3 days ago", "three days ago", "3天前", "三天前"] {
+            assert_eq!(named_period(q, NOW), Some(Period { from: nov(10), to: nov(13) }), "{q}");
+        }
+        assert_eq!(named_period("the day before yesterday", NOW), Some(Period { from: nov(11), to: nov(14) }));
+        for q in ["what did we decide last friday", "on Friday you said", "上周五"] {
+            let want = if q.contains('五') { named_period("last week", NOW) } else { Some(Period { from: nov(9), to: nov(12) }) };
+            assert_eq!(named_period(q, NOW), want, "{q}");
+        }
+        assert_eq!(named_period("what's on today", NOW), Some(Period { from: nov(13), to: nov(16) }));
+        assert_eq!(named_period("a few days ago", NOW), Some(Period { from: nov(7), to: nov(14) }));
+    }
+
+    #[test]
+    fn a_week_month_or_year_named_from_today_is_the_calendar_span() {
+        let nov = |d: u32| day(2023, 11, d);
+        for q in ["what did I say last week", "上周聊了什么", "上个星期"] {
+            assert_eq!(named_period(q, NOW), Some(Period { from: nov(5), to: nov(14) }), "{q}: Monday 6 to Sunday 12, a day's slack");
+        }
+        assert_eq!(named_period("last weekend", NOW), Some(Period { from: nov(10), to: nov(14) }));
+        assert_eq!(named_period("two weeks ago", NOW), Some(Period { from: day(2023, 10, 28), to: nov(4) }));
+        let october = Some(Period { from: day(2023, 9, 30), to: nov(2) });
+        for q in ["last month", "a month ago", "上个月", "一个月前"] {
+            assert_eq!(named_period(q, NOW), october, "{q}");
+        }
+        assert_eq!(named_period("two months ago", NOW), Some(Period { from: day(2023, 8, 31), to: day(2023, 10, 2) }));
+        assert_eq!(named_period("两个月前", NOW), named_period("two months ago", NOW));
+        let last_year = Some(Period { from: day(2021, 12, 31), to: day(2023, 1, 2) });
+        for q in ["where did we travel last year", "a year ago", "去年"] {
+            assert_eq!(named_period(q, NOW), last_year, "{q}");
+        }
+        assert_eq!(named_period("this month", NOW), Some(Period { from: day(2023, 10, 31), to: day(2023, 12, 2) }));
+        assert_eq!(named_period("in the last year", NOW), Some(Period { from: NOW.div_euclid(DAY_MS) * DAY_MS - 367 * DAY_MS, to: nov(16) }), "the days up to today");
+        assert_eq!(named_period("over the past week", NOW), Some(Period { from: day(2023, 11, 6), to: nov(16) }));
+    }
+
+    #[test]
     fn a_query_without_a_date_names_no_period() {
-        for q in ["What may Caroline paint?", "When did Melanie go camping?", "I have 2023 stamps", "march on", "the 45 of june", "13月", "what did I say on february 31"] {
+        for q in ["What may Caroline paint?", "When did Melanie go camping?", "I have 2023 stamps", "march on", "the 45 of june", "13月", "what did I say on february 31", "What was the last book I read?", "see you this friday", "live in the past", "on the weekend"] {
             assert_eq!(named_period(q, NOW), None, "{q}");
         }
     }
