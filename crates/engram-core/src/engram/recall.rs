@@ -181,9 +181,8 @@ impl Engram {
     /// [`Engram::recall`] in partition `p` (the caller chose it: a user's, or their
     /// tenant's library for [`Engram::search_documents`]).
     pub(crate) fn recall_in(&self, p: Option<&Partition>, q: &RecallQuery, now: Millis) -> Result<Recall> {
-        let Candidates { route, scored } = self.candidates(p, None, q, now)?;
+        let Candidates { route, scored, cues } = self.candidates(p, None, q, now)?;
         let Some(p) = p else { return Ok(Recall { route, hits: Vec::new() }) };
-        let cues = QueryCues::of(&q.text);
         let said_by_named = |ranked: &mut [(u32, ScoreParts)]| rerank(ranked, &cues, |slot| p.cues(slot));
         let hits = choose(scored, q.k, self.config.weak_threshold, |&slot| p.at(slot).map(|r| r.text.as_str()), |&slot| slot, said_by_named)
             .into_iter()
@@ -203,7 +202,8 @@ impl Engram {
         }
         let r = route(&q.text);
         let route_name = RouteName::from(r);
-        let Some(p) = p.filter(|_| r == Route::Retrieve || q.force) else { return Ok(Candidates { route: route_name, scored: Vec::new() }) };
+        let cues = QueryCues::of(&q.text);
+        let Some(p) = p.filter(|_| r == Route::Retrieve || q.force) else { return Ok(Candidates { route: route_name, scored: Vec::new(), cues }) };
         let query_vec = match (&q.embedding, &self.embedder) {
             (Some(v), Some(e)) => Some(crate::vector::unit(v, e.dim)?),
             (Some(v), None) => Some(crate::vector::unit(v, v.len())?),
@@ -221,7 +221,6 @@ impl Engram {
         // Chunks and memories are searched in their own pools: 50k chunks neither crowd
         // memories out of the lexical pool (taken before `accept`) nor cost their search.
         let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
-        let cues = QueryCues::of(&q.text);
         let raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
         let live = |s: u32| p.meta(s).live(now);
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
@@ -272,7 +271,7 @@ impl Engram {
             sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay.max(RANKING_FLOOR);
             scored.push((slot, sp));
         }
-        Ok(Candidates { route: route_name, scored })
+        Ok(Candidates { route: route_name, scored, cues })
     }
 }
 
@@ -280,6 +279,8 @@ impl Engram {
 pub(crate) struct Candidates {
     pub route: RouteName,
     pub scored: Vec<(u32, ScoreParts)>,
+    /// The query's cues, read once: the lexical channel's boosts and the rerank use them.
+    pub cues: QueryCues,
 }
 
 /// The `k` recalled of scored candidates, each with its parts and score. Relevance chooses

@@ -4,14 +4,13 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use engram_core::calendar::DAY_MS;
 use engram_core::engram::consolidate::{Consolidation, CITES_PREFIX};
 use engram_core::engram::dated::named_period;
 use engram_core::model::{Kind, Record};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope, Turn};
 
 use super::{Embed, LocomoQuestion, LocomoSample, Measures, Run, CUTS};
-
-use engram_core::calendar::DAY_MS;
 
 /// Remember every turn of every sample through the core as the protocol says, at its
 /// session's date (or all at the last session's, with `same_moment`), and ask each
