@@ -1,6 +1,6 @@
 //! The read path. Channels rank candidates independently — vectors (meaning), BM25
-//! (words), exact fact keys, and for a query naming a date the words of what was written
-//! then (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw scores,
+//! (words), exact fact keys, and for a query naming a date what was written then, word
+//! matches first (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw scores,
 //! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank.
 //! Fused scores are then weighted by `importance × decay(age)`, the time factor floored at
 //! `decay::RANKING_FLOOR` — which is why fusion's `k` is small (see `Config::rrf_k`): the
@@ -233,8 +233,17 @@ impl Engram {
         if let Some(period) = period {
             let said_then = |slot: u32| accept(slot) && p.at(slot).is_some_and(|r| period.holds(r.created_at));
             let dated = said_together(p, &raw, &live, &boost, max_boost, n, &said_then);
-            for ((slot, _), rank) in dated.iter().zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))) {
-                parts.entry(*slot).or_default().date = Some(rank);
+            let mut ranked: Vec<(u32, u32)> = dated.iter().map(|d| d.0).zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))).collect();
+            // "What did we talk about yesterday?" shares no word with yesterday's lines: after
+            // the period's word matches come its other memories, latest first.
+            if ranked.len() < n {
+                let matched: FxHashSet<u32> = ranked.iter().map(|r| r.0).collect();
+                let rest: Vec<u32> = p.latest_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n.saturating_sub(ranked.len())).collect();
+                let after = ranked.len() as u32;
+                ranked.extend(rest.into_iter().zip(after + 1..));
+            }
+            for (slot, rank) in ranked {
+                parts.entry(slot).or_default().date = Some(rank);
             }
         }
         if let (Some(v), Some(ix)) = (&query_vec, p.vectors(pool)) {

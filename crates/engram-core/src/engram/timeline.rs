@@ -87,6 +87,12 @@ impl Timeline {
         }
     }
 
+    /// The slots of the records written at or after `from` and before `to`, latest first.
+    pub fn latest_within(&self, from: Millis, to: Millis) -> impl Iterator<Item = u32> + '_ {
+        let (lo, hi) = ((from, Box::<str>::from("")), (to.max(from), Box::<str>::from("")));
+        self.order.range(lo..hi).rev().map(|(_, &slot)| slot)
+    }
+
     /// True when `slot` is on the timeline.
     fn holds(&self, slot: u32) -> bool {
         self.links.get(slot as usize).is_some_and(|l| l.on)
@@ -192,6 +198,13 @@ mod tests {
             let same = |s: u32| s % 3 != 0;
             for (slot, r) in t.order.iter().map(|(k, &s)| (s, k.clone())).collect::<Vec<_>>() {
                 prop_assert_eq!(t.around(slot, radius, gap, same), by_search(&t.order, &r, radius, gap, &same));
+            }
+            // The records written in [from, to), latest first: the placed ones, filtered.
+            for (from, to) in [(0, 12), (3, 7), (5, 5), (7, 3)] {
+                let mut want: Vec<(Millis, &str)> = placed.values().filter(|r| (from..to).contains(&r.created_at)).map(|r| (r.created_at, r.id.as_str())).collect();
+                want.sort_by(|a, b| b.cmp(a));
+                let slots: Vec<u32> = want.into_iter().map(|(at, id)| t.order[&(at, Box::from(id))]).collect();
+                prop_assert_eq!(t.latest_within(from, to).collect::<Vec<_>>(), slots);
             }
         }
     }

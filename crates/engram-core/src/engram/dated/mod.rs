@@ -8,8 +8,9 @@
 //! A day is read with a day's slack on each side (a user's "on May 3" may be another
 //! date in UTC); a month or a year as a whole, with the same slack; "before" or "after"
 //! a day reaches two weeks back or on from it. A day or month named without a year is
-//! the latest one not after `now`. Where words cannot find what was said, the channel
-//! finds nothing either: it orders, within the period, what words already match.
+//! the latest one not after `now`. Within the period the channel ranks what the query's
+//! words match first, then the period's other memories, latest first: "what did we talk
+//! about yesterday?" shares no word with what was said.
 
 use std::sync::OnceLock;
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use crate::engram::cues::TextCues;
+use crate::engram::dated::Period;
 pub use crate::engram::session::Session;
 use crate::engram::timeline::Timeline;
 use crate::graph::Graph;
@@ -290,6 +291,11 @@ impl Partition {
     pub fn said_around(&self, slot: u32, radius: usize, gap: Millis) -> Vec<(u32, usize)> {
         let Some(rec) = self.at(slot) else { return Vec::new() };
         self.timeline.around(slot, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
+    }
+
+    /// The current records written within `period`, latest first.
+    pub fn latest_within(&self, period: Period) -> impl Iterator<Item = u32> + '_ {
+        self.timeline.latest_within(period.from, period.to)
     }
 
     /// The record with its embedding re-attached (for ops and snapshots).
