@@ -235,10 +235,10 @@ impl Engram {
             let dated = said_together(p, &raw, &live, &boost, max_boost, n, &said_then);
             let mut ranked: Vec<(u32, u32)> = dated.iter().map(|d| d.0).zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))).collect();
             // "What did we talk about yesterday?" shares no word with yesterday's lines: after
-            // the period's word matches come its other memories, latest first.
+            // the period's word matches come its other memories, nearest its middle first.
             if ranked.len() < n {
                 let matched: FxHashSet<u32> = ranked.iter().map(|r| r.0).collect();
-                let rest: Vec<u32> = p.latest_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n.saturating_sub(ranked.len())).collect();
+                let rest: Vec<u32> = p.written_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n.saturating_sub(ranked.len())).collect();
                 let after = ranked.len() as u32;
                 ranked.extend(rest.into_iter().zip(after + 1..));
             }

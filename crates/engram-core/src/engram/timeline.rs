@@ -87,10 +87,24 @@ impl Timeline {
         }
     }
 
-    /// The slots of the records written at or after `from` and before `to`, latest first.
-    pub fn latest_within(&self, from: Millis, to: Millis) -> impl Iterator<Item = u32> + '_ {
-        let (lo, hi) = ((from, Box::<str>::from("")), (to.max(from), Box::<str>::from("")));
-        self.order.range(lo..hi).rev().map(|(_, &slot)| slot)
+    /// The slots of the records written at or after `from` and before `to`, those nearest
+    /// to `mid` first (of two as near, the earlier).
+    pub fn nearest_within(&self, from: Millis, to: Millis, mid: Millis) -> impl Iterator<Item = u32> + '_ {
+        let to = to.max(from);
+        let mid = mid.clamp(from, to);
+        let key = |at: Millis| (at, Box::<str>::from(""));
+        let mut after = self.order.range(key(mid)..key(to)).peekable();
+        let mut before = self.order.range(key(from)..key(mid)).rev().peekable();
+        std::iter::from_fn(move || {
+            let later = match (before.peek(), after.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some(((b, _), _)), Some(((a, _), _))) => a - mid < mid - b,
+            };
+            let next = if later { after.next() } else { before.next() };
+            next.map(|(_, &slot)| slot)
+        })
     }
 
     /// True when `slot` is on the timeline.
@@ -199,12 +213,17 @@ mod tests {
             for (slot, r) in t.order.iter().map(|(k, &s)| (s, k.clone())).collect::<Vec<_>>() {
                 prop_assert_eq!(t.around(slot, radius, gap, same), by_search(&t.order, &r, radius, gap, &same));
             }
-            // The records written in [from, to), latest first: the placed ones, filtered.
-            for (from, to) in [(0, 12), (3, 7), (5, 5), (7, 3)] {
-                let mut want: Vec<(Millis, &str)> = placed.values().filter(|r| (from..to).contains(&r.created_at)).map(|r| (r.created_at, r.id.as_str())).collect();
-                want.sort_by(|a, b| b.cmp(a));
-                let slots: Vec<u32> = want.into_iter().map(|(at, id)| t.order[&(at, Box::from(id))]).collect();
-                prop_assert_eq!(t.latest_within(from, to).collect::<Vec<_>>(), slots);
+            // The records written in [from, to), nearest to `mid` first: the placed ones,
+            // filtered and sorted by distance, the earlier side first, then as walked.
+            for (from, to, mid) in [(0, 12, 6), (3, 7, 5), (5, 5, 5), (7, 3, 4), (0, 12, 0), (2, 9, 20)] {
+                let m = mid.clamp(from, to.max(from));
+                let later = |r: &Record| r.created_at >= m;
+                let mut want: Vec<&Record> = placed.values().filter(|r| (from..to).contains(&r.created_at)).collect();
+                want.sort_by(|a, b| {
+                    ((a.created_at - m).abs(), later(a)).cmp(&((b.created_at - m).abs(), later(b))).then_with(|| if later(a) { a.id.cmp(&b.id) } else { b.id.cmp(&a.id) })
+                });
+                let slots: Vec<u32> = want.iter().map(|r| t.order[&(r.created_at, Box::from(r.id.as_str()))]).collect();
+                prop_assert_eq!(t.nearest_within(from, to, mid).collect::<Vec<_>>(), slots);
             }
         }
     }

@@ -9,8 +9,8 @@
 //! date in UTC); a month or a year as a whole, with the same slack; "before" or "after"
 //! a day reaches two weeks back or on from it. A day or month named without a year is
 //! the latest one not after `now`. Within the period the channel ranks what the query's
-//! words match first, then the period's other memories, latest first: "what did we talk
-//! about yesterday?" shares no word with what was said.
+//! words match first, then the period's other memories, nearest its middle first (its
+//! edges are slack): "what did we talk about yesterday?" shares no word with what was said.
 
 use std::sync::OnceLock;
 

@@ -293,9 +293,10 @@ impl Partition {
         self.timeline.around(slot, radius, gap, |s| self.at(s).is_some_and(|r| r.scope == rec.scope))
     }
 
-    /// The current records written within `period`, latest first.
-    pub fn latest_within(&self, period: Period) -> impl Iterator<Item = u32> + '_ {
-        self.timeline.latest_within(period.from, period.to)
+    /// The current records written within `period`, those nearest its middle first (its
+    /// edges are slack: "yesterday" reaches into today).
+    pub fn written_within(&self, period: Period) -> impl Iterator<Item = u32> + '_ {
+        self.timeline.nearest_within(period.from, period.to, period.from / 2 + period.to / 2)
     }
 
     /// The record with its embedding re-attached (for ops and snapshots).
