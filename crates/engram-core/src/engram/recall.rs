@@ -1,13 +1,14 @@
 //! The read path. Channels rank candidates independently — vectors (meaning), BM25
 //! (words), exact fact keys, and for a query naming a date what was written then, word
-//! matches first (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw scores,
-//! because cosine and BM25 scores live on incomparable scales. Equal scores share a rank.
-//! Fused scores are then weighted by `importance × decay(age)`, the time factor floored at
-//! `decay::RANKING_FLOOR` — which is why fusion's `k` is small (see `Config::rrf_k`): the
-//! fused score must fall steeply enough with rank that the weight reorders close matches,
-//! not far ones. Expired and superseded memories are out; weak ones (stale and
-//! unimportant) come last; texts already seen are skipped, preserving order. Before the cut to `k`,
-//! the best fused candidates are reranked (`engram::rerank`): a named speaker's lines rise.
+//! matches first (`engram::dated`) — and reciprocal-rank fusion combines ranks, not raw
+//! scores, because cosine and BM25 scores live on incomparable scales. Equal scores share
+//! a rank. Fused scores are then weighted by `importance × decay(age)`, the time factor
+//! floored at `decay::RANKING_FLOOR` — which is why fusion's `k` is small (see
+//! `Config::rrf_k`): the fused score must fall steeply enough with rank that the weight
+//! reorders close matches, not far ones. Expired and superseded memories are out; weak ones
+//! (stale and unimportant) come last; texts already seen are skipped, preserving order.
+//! Before the cut to `k`, the best fused candidates are reranked (`engram::rerank`): a
+//! named speaker's lines rise.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,9 @@
 //! A query that names a date asks for what was said then: "What did Maria share on
 //! 16 June, 2023?", "What happened to John's job in August 2023?", "the week before
 //! August 3", "5月3日说了什么", or from today: "yesterday", "last week", "two months ago",
-//! "上周" (`relative`). Recall's date channel (`Engram::candidates`) ranks, by
-//! their words, only the memories written within the period the query names — a memory's
-//! time is when it was written (`created_at`), as a chat app stamps each turn.
+//! "上周" (`relative`). Recall's date channel (`Engram::candidates`) ranks only the
+//! memories written within the period the query names — a memory's time is when it was
+//! written (`created_at`), as a chat app stamps each turn.
 //!
 //! A day is read with a day's slack on each side (a user's "on May 3" may be another
 //! date in UTC); a month or a year as a whole, with the same slack; "before" or "after"
@@ -38,7 +38,6 @@ impl Period {
 
 /// How far "before" or "after" a named day reaches.
 const AROUND: Millis = 14 * DAY_MS;
-
 
 struct Patterns {
     /// "3 June, 2023", "3rd of June", "June 3, 2023", "June 3rd".
