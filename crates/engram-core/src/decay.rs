@@ -59,8 +59,14 @@ impl Decay {
     /// `importance × max(factor(age), RANKING_FLOOR)`: the weight a memory carries into
     /// ranking. Its time factor stops at the floor: past it, age only breaks ties.
     pub fn weight(&self, importance: f32, age_ms: Millis) -> f32 {
-        importance.clamp(0.0, 1.0) * self.factor(age_ms).max(RANKING_FLOOR)
+        ranking_weight(importance, self.factor(age_ms))
     }
+}
+
+/// `importance × max(factor, RANKING_FLOOR)`, importance clamped to [0, 1]: the weight of
+/// a memory whose time factor is `factor` (recall passes 1 for a keyed fact in force).
+pub fn ranking_weight(importance: f32, factor: f32) -> f32 {
+    importance.clamp(0.0, 1.0) * factor.max(RANKING_FLOOR)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
-use crate::decay::RANKING_FLOOR;
+use crate::decay::ranking_weight;
 use crate::engram::channels::{graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
 use crate::engram::dated::named_period;
@@ -239,9 +239,9 @@ impl Engram {
             // the period's word matches come its other memories, nearest its middle first.
             if ranked.len() < n {
                 let matched: FxHashSet<u32> = ranked.iter().map(|r| r.0).collect();
-                let rest: Vec<u32> = p.written_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n.saturating_sub(ranked.len())).collect();
-                let after = ranked.len() as u32;
-                ranked.extend(rest.into_iter().zip(after + 1..));
+                let after = ranked.len();
+                let rest = p.written_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n - after);
+                ranked.extend(rest.zip(after as u32 + 1..));
             }
             for (slot, rank) in ranked {
                 parts.entry(slot).or_default().date = Some(rank);
@@ -278,7 +278,7 @@ impl Engram {
             let age = (now - rec.freshness()).min(dated_age);
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
             sp.importance = rec.importance;
-            sp.weight = rec.importance.clamp(0.0, 1.0) * sp.decay.max(RANKING_FLOOR);
+            sp.weight = ranking_weight(rec.importance, sp.decay);
             scored.push((slot, sp));
         }
         Ok(Candidates { route: route_name, scored, cues })

@@ -56,14 +56,13 @@ fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
         let m = MONTH_NAMES.join("|");
-        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("date pattern {p}: {e}"));
         Patterns {
-            day_month: re(&format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({m})\b(?:,? (\d{{4}})\b)?")),
-            month_day: re(&format!(r"\b({m}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?")),
-            month_year: re(&format!(r"\b({m}),? (\d{{4}})\b")),
-            in_month: re(&format!(r"\b(?:in|during|of|last|this) ({m})\b")),
-            in_year: re(r"\b(?:in|during) ((?:19|20)\d\d)\b"),
-            cjk: re(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?"),
+            day_month: pattern(&format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({m})\b(?:,? (\d{{4}})\b)?")),
+            month_day: pattern(&format!(r"\b({m}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?")),
+            month_year: pattern(&format!(r"\b({m}),? (\d{{4}})\b")),
+            in_month: pattern(&format!(r"\b(?:in|during|of|last|this) ({m})\b")),
+            in_year: pattern(r"\b(?:in|during) ((?:19|20)\d\d)\b"),
+            cjk: pattern(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?"),
         }
     })
 }
@@ -98,7 +97,7 @@ fn calendar_period(q: &str, now: Millis) -> Option<Period> {
         } else if before.ends_with("after") || before.ends_with("since") {
             Period { from: start, to: start + AROUND + DAY_MS }
         } else {
-            Period { from: start - DAY_MS, to: start + 2 * DAY_MS }
+            day_period(start)
         })
     };
     if let Some(c) = p.day_month.captures(q) {
@@ -124,7 +123,7 @@ fn calendar_period(q: &str, now: Millis) -> Option<Period> {
     }
     let c = p.in_year.captures(q)?;
     let y = number(&c, 1)?;
-    Some(Period { from: day_start(y, 1, 1) - DAY_MS, to: day_start(y + 1, 1, 1) + DAY_MS })
+    Some(year_period(y))
 }
 
 /// The start of the named day or month in `year`, or without a year the latest one that
@@ -145,11 +144,32 @@ fn resolve(year: Option<i64>, now: Millis, start_in: impl Fn(i64) -> Millis) -> 
     }
 }
 
+/// From `from` to `to` (exclusive) with a day's slack on each side: a user's day may be
+/// another in UTC.
+fn with_slack(from: Millis, to: Millis) -> Period {
+    Period { from: from - DAY_MS, to: to + DAY_MS }
+}
+
+/// The day starting at `start`, with a day's slack on each side.
+fn day_period(start: Millis) -> Period {
+    with_slack(start, start + DAY_MS)
+}
+
 /// The month starting at `start`, with a day's slack on each side.
 fn month_period(start: Millis) -> Period {
     let (y, m, _) = civil(start);
     let next = if m == 12 { day_start(y + 1, 1, 1) } else { day_start(y, m + 1, 1) };
-    Period { from: start - DAY_MS, to: next + DAY_MS }
+    with_slack(start, next)
+}
+
+/// The civil year `y`, with a day's slack on each side.
+fn year_period(y: i64) -> Period {
+    with_slack(day_start(y, 1, 1), day_start(y + 1, 1, 1))
+}
+
+/// A query pattern (every one is a constant of this module: a bad one is a bug).
+fn pattern(p: &str) -> Regex {
+    Regex::new(p).unwrap_or_else(|e| unreachable!("date pattern {p}: {e}"))
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
-use super::{month_period, Period};
+
+use super::{day_period, month_period, pattern, with_slack, year_period, Period};
 use crate::calendar::{civil, day_start, DAY_MS};
 use crate::hlc::Millis;
 
@@ -33,13 +34,12 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("relative date pattern {p}: {e}"));
         let counts = COUNTS.iter().rev().copied().collect::<Vec<_>>().join("|");
         let days = WEEKDAYS.join("|");
         Patterns {
-            ago: re(&format!(r"\b(\d{{1,3}}|{counts}|a few) (day|week|month|year)s? ago\b")),
-            named: re(&format!(r"\b(?:(the) )?(last|this|on|past) (week|weekend|month|year|{days})\b")),
-            cjk_ago: re(&format!(r"(\d{{1,3}}|[{CJK_COUNTS}])(?:个)?(天|周|星期|礼拜|月|年)(?:以)?前")),
+            ago: pattern(&format!(r"\b(\d{{1,3}}|{counts}|a few) (day|week|month|year)s? ago\b")),
+            named: pattern(&format!(r"\b(?:(the) )?(last|this|on|past) (week|weekend|month|year|{days})\b")),
+            cjk_ago: pattern(&format!(r"(\d{{1,3}}|[{CJK_COUNTS}])(?:个)?(天|周|星期|礼拜|月|年)(?:以)?前")),
         }
     })
 }
@@ -88,7 +88,7 @@ pub(super) fn relative_period(q: &str, now: Millis) -> Option<Period> {
             return Some(year_period(on.civil.0 - back));
         }
     }
-    any(&["today", "今天"]).then(|| on.days(today, today + DAY_MS))
+    any(&["today", "今天"]).then(|| day_period(today))
 }
 
 /// The day a query is asked, read as a calendar.
@@ -101,20 +101,14 @@ struct Today {
 impl Today {
     /// The day `back` days before today, with a day's slack on each side.
     fn day(&self, back: i64) -> Period {
-        let start = self.today - back * DAY_MS;
-        Period { from: start - DAY_MS, to: start + 2 * DAY_MS }
-    }
-
-    /// From `from` to `to` (exclusive), with a day's slack on each side.
-    fn days(&self, from: Millis, to: Millis) -> Period {
-        Period { from: from - DAY_MS, to: to + DAY_MS }
+        day_period(self.today - back * DAY_MS)
     }
 
     /// "N <unit>s ago": the day N days back, N weeks back with three days' slack, or the
     /// whole month or year N back; "a few days" is two to six days back.
     fn ago(&self, count: &str, unit: &str) -> Option<Period> {
         if count == "a few" {
-            return (unit == "day").then(|| self.days(self.today - 6 * DAY_MS, self.today - DAY_MS));
+            return (unit == "day").then(|| with_slack(self.today - 6 * DAY_MS, self.today - DAY_MS));
         }
         let n = number(count)?;
         let (y, m, _) = self.civil;
@@ -137,7 +131,7 @@ impl Today {
             "year" => 366,
             _ => return None,
         };
-        Some(self.days(self.today - days * DAY_MS, self.today + DAY_MS))
+        Some(with_slack(self.today - days * DAY_MS, self.today + DAY_MS))
     }
 
     /// "last week" (the previous Monday–Sunday), "this week", "last weekend", "last month",
@@ -146,10 +140,10 @@ impl Today {
         let (y, m, _) = self.civil;
         let past = matches!(which, "last" | "past");
         Some(match what {
-            "week" if past => self.days(self.monday - 7 * DAY_MS, self.monday),
-            "week" if which == "this" => self.days(self.monday, self.today + DAY_MS),
-            "weekend" if past => self.days(self.monday - 2 * DAY_MS, self.monday),
-            "weekend" if which == "this" => self.days(self.monday + 5 * DAY_MS, self.monday + 7 * DAY_MS),
+            "week" if past => with_slack(self.monday - 7 * DAY_MS, self.monday),
+            "week" if which == "this" => with_slack(self.monday, self.today + DAY_MS),
+            "weekend" if past => with_slack(self.monday - 2 * DAY_MS, self.monday),
+            "weekend" if which == "this" => with_slack(self.monday + 5 * DAY_MS, self.monday + 7 * DAY_MS),
             "month" if past => month_period(months_back(y, m, 1)),
             "month" if which == "this" => month_period(day_start(y, m, 1)),
             "year" if past => year_period(y - 1),
@@ -193,9 +187,4 @@ fn weekday(day: Millis) -> i64 {
 fn months_back(year: i64, month: u32, n: i64) -> Millis {
     let index = year * 12 + i64::from(month) - 1 - n;
     day_start(index.div_euclid(12), index.rem_euclid(12) as u32 + 1, 1)
-}
-
-/// The civil year `y`, with a day's slack on each side.
-fn year_period(y: i64) -> Period {
-    Period { from: day_start(y, 1, 1) - DAY_MS, to: day_start(y + 1, 1, 1) + DAY_MS }
 }
