@@ -1,9 +1,12 @@
 //! The recall channels that are not indexes of their own: exact fact keys (with aliases in
-//! other words and languages) and the graph (records cited by edges of mentioned entities).
+//! other words and languages), the graph (records cited by edges of mentioned entities) and
+//! the date channel (what was written within the period a query names).
 
 use rustc_hash::FxHashSet;
 
+use crate::engram::dated::Period;
 use crate::engram::partition::Partition;
+use crate::engram::recall::{tied_ranks, LEXICAL_TIE};
 use crate::lexical::terms::terms;
 use crate::model::FactKey;
 
@@ -38,6 +41,30 @@ pub(crate) fn graph_channel(p: &Partition, query: &str, n: usize, accept: impl F
     }
     out.truncate(n);
     out
+}
+
+/// The `n` `accept`ed memories written within `period`, ranked: first the period's word
+/// matches (`words_within`: the lexical channel restricted to an acceptance), equal scores
+/// sharing a rank, then — so "what did we talk about yesterday?", which shares no word with
+/// yesterday's lines, still finds them — the period's other memories, nearest its middle
+/// first (its edges are slack: "yesterday" must not start with this morning's lines).
+pub(crate) fn date_channel(
+    p: &Partition,
+    period: Period,
+    n: usize,
+    accept: &dyn Fn(u32) -> bool,
+    words_within: impl FnOnce(&dyn Fn(u32) -> bool) -> Vec<(u32, f32)>,
+) -> Vec<(u32, u32)> {
+    let said_then = |slot: u32| accept(slot) && p.at(slot).is_some_and(|r| period.holds(r.created_at));
+    let matched = words_within(&said_then);
+    let mut ranked: Vec<(u32, u32)> = matched.iter().map(|d| d.0).zip(tied_ranks(&matched, |top| top * (1.0 - LEXICAL_TIE))).collect();
+    if ranked.len() < n {
+        let seen: FxHashSet<u32> = ranked.iter().map(|r| r.0).collect();
+        let after = ranked.len();
+        let rest = p.written_within(period).filter(|&s| accept(s) && !seen.contains(&s)).take(n - after);
+        ranked.extend(rest.zip(after as u32 + 1..));
+    }
+    ranked
 }
 
 /// Words that name a key attribute in queries in other words or languages. The Chinese

@@ -14,9 +14,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::decay::ranking_weight;
-use crate::engram::channels::{graph_channel, key_channel};
+use crate::engram::channels::{date_channel, graph_channel, key_channel};
 use crate::engram::cues::QueryCues;
-use crate::engram::dated::named_period;
+use crate::engram::dated::{named_period, Period};
 use crate::engram::feedback::{with_feedback, FEEDBACK_TURNS};
 use crate::engram::config::ChannelWeights;
 use crate::engram::partition::{Partition, Pool};
@@ -226,24 +226,14 @@ impl Engram {
         let live = |s: u32| p.meta(s).live(now);
         let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
         let max_boost = cues.max_boost(|w| p.has_speaker(w));
-        let found = said_together(p, &raw, &live, &boost, max_boost, n, &accept);
+        let words = |accept: &dyn Fn(u32) -> bool| said_together(p, &raw, &live, &boost, max_boost, n, &accept);
+        let found = words(&accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {
             parts.entry(*slot).or_default().lexical = Some((rank, *score));
         }
         let period = if pool == Pool::Memories { named_period(&q.text, now) } else { None };
         if let Some(period) = period {
-            let said_then = |slot: u32| accept(slot) && p.at(slot).is_some_and(|r| period.holds(r.created_at));
-            let dated = said_together(p, &raw, &live, &boost, max_boost, n, &said_then);
-            let mut ranked: Vec<(u32, u32)> = dated.iter().map(|d| d.0).zip(tied_ranks(&dated, |top| top * (1.0 - LEXICAL_TIE))).collect();
-            // "What did we talk about yesterday?" shares no word with yesterday's lines: after
-            // the period's word matches come its other memories, nearest its middle first.
-            if ranked.len() < n {
-                let matched: FxHashSet<u32> = ranked.iter().map(|r| r.0).collect();
-                let after = ranked.len();
-                let rest = p.written_within(period).filter(|&s| accept(s) && !matched.contains(&s)).take(n - after);
-                ranked.extend(rest.zip(after as u32 + 1..));
-            }
-            for (slot, rank) in ranked {
+            for (slot, rank) in date_channel(p, period, n, &accept, words) {
                 parts.entry(slot).or_default().date = Some(rank);
             }
         }
@@ -265,15 +255,19 @@ impl Engram {
         for (rank, slot) in graph_channel(p, &q.text, n, accept).into_iter().enumerate() {
             parts.entry(slot).or_default().graph = Some(rank as u32 + 1);
         }
+        let scored = self.weigh(p, parts, period, now);
+        Ok(Candidates { route: route_name, scored, cues })
+    }
 
-        let w = self.config.weights;
-        let k = self.config.rrf_k;
+    /// The channels' `parts` of partition `p`'s candidates, fused and weighted at `now`:
+    /// `fused` from the ranks, then `decay`, `importance` and `weight`. A memory the date
+    /// channel found for `period` is aged as of the period's end: "what did I say on May 3"
+    /// must not rank that day's lines below fresher ones for their age.
+    fn weigh(&self, p: &Partition, parts: FxHashMap<u32, ScoreParts>, period: Option<Period>, now: Millis) -> Vec<(u32, ScoreParts)> {
         let mut scored: Vec<(u32, ScoreParts)> = Vec::with_capacity(parts.len());
         for (slot, mut sp) in parts {
             let Some(rec) = p.at(slot) else { continue };
-            sp.fused = fuse(&sp, w, k);
-            // What the query dates is weighed as of its period's end: "what did I say on
-            // May 3" must not rank that day's lines below fresher ones for their age.
+            sp.fused = fuse(&sp, self.config.weights, self.config.rrf_k);
             let dated_age = period.filter(|_| sp.date.is_some()).map_or(Millis::MAX, |pd| pd.to.saturating_sub(rec.created_at).max(0));
             let age = (now - rec.freshness()).min(dated_age);
             sp.decay = if rec.holds_current_value() { 1.0 } else { self.config.decay.factor(age) };
@@ -281,7 +275,7 @@ impl Engram {
             sp.weight = ranking_weight(rec.importance, sp.decay);
             scored.push((slot, sp));
         }
-        Ok(Candidates { route: route_name, scored, cues })
+        scored
     }
 }
 
