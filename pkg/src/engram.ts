@@ -106,6 +106,7 @@ export class Engram {
     const key = opts.encryption === undefined ? undefined : await importEncryptionKey(opts.encryption);
     const persistence = new Persistence(await encryptedStore(storage, prefix, key), prefix, opts.compactEvery ?? 100);
     persistence.outbox = opts.sync !== undefined;
+    persistence.storageLost = (await (storage as StorageAdapter).discarded?.()) ?? false;
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica, storage, prefix, key);
     const { life } = e;

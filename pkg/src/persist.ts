@@ -23,6 +23,13 @@ export interface OpenReport {
   snapshot: "current" | "previous" | "none";
   replayedBatches: number;
   corrupt: string[];
+  /**
+   * The storage says its database was deleted behind engram's back since it was last
+   * opened (see {@link StorageAdapter.discarded}): the store opened empty because what it
+   * held is gone, not because it is new. With sync, the next pull brings back what the
+   * origin had accepted.
+   */
+  storageLost: boolean;
 }
 
 /** A local op batch not yet accepted by the origin. */
@@ -47,6 +54,8 @@ export class Persistence {
   outbox = false;
   private readonly replicaId = freshReplica();
   private unseeded = false;
+  /** Set once on open from the adapter's {@link StorageAdapter.discarded}; every report carries it. */
+  storageLost = false;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -91,7 +100,7 @@ export class Persistence {
 
   /** Load the engine: newest valid snapshot + every op batch after it. */
   async open(fresh: () => CoreHandle): Promise<{ handle: CoreHandle; report: OpenReport }> {
-    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [] };
+    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost };
     let handle: CoreHandle | undefined;
     let base = 0;
     for (const gen of ["current", "previous"] as const) {

@@ -84,6 +84,32 @@ test("a corrupt snapshot is detected and the previous generation plus the op log
   assert.equal((await again.list()).length, 9);
 });
 
+test("a storage that says its database was discarded opens with openReport.storageLost, and is kept apart from a new store", async () => {
+  /** The adapter contract's optional `discarded()`: IndexedDbStorage answers it in browsers (www/test/discarded.test.mjs). */
+  class DiscardedStorage extends MemoryStorage {
+    constructor(lost) {
+      super();
+      this.lost = lost;
+    }
+    async discarded() {
+      return this.lost;
+    }
+  }
+  for (const lost of [true, false]) {
+    const storage = new DiscardedStorage(lost);
+    const mem = await Engram.open({ user: "erin", storage, compactEvery: 2 });
+    assert.equal(mem.openReport.storageLost, lost);
+    // Reloads after a trap rebuild the report; it keeps saying what the open found.
+    for (let i = 0; i < 3; i++) await mem.remember(`erin note ${i}`);
+    await mem._trapForTests().catch(() => undefined);
+    assert.equal((await mem.list()).length, 3);
+    assert.equal(mem.openReport.storageLost, lost);
+    await mem.close();
+  }
+  const plain = await Engram.open({ user: "erin", storage: new MemoryStorage() });
+  assert.equal(plain.openReport.storageLost, false, "an adapter without discarded() never reports a loss");
+});
+
 test("a failed write loses only the write in flight, and the instance stays usable", async () => {
   const storage = new FlakyStorage();
   const mem = await Engram.open({ user: "dan", storage });

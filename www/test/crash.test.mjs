@@ -12,27 +12,28 @@
 // page waits for that round trip before it starts the next, so at most one write is ever in
 // flight and "acknowledged" here means "its promise resolved in the page".
 //
+// One loss is the browser's own, and is told apart rather than tolerated: Chromium writes a
+// LevelDB log record's header and its payload in two writes, so a SIGKILL between them
+// leaves a header with no payload; the next start ignores that torn tail and appends after
+// it, and the start after that finds a record that fails its checksum, logs "IndexedDB
+// recovering from a corrupted (and deleted) database" and deletes the origin's whole
+// IndexedDB (seen with Chromium 156 under load, about one kill in a hundred; the bytes are
+// described in discarded.test.mjs, which provokes it on purpose). When a reopen finds the
+// store gone and this Chromium logged that line, the SDK must say so (`openReport.storageLost`)
+// and the acknowledged writes are counted as lost to the browser; any other loss, or a
+// deletion the SDK does not report, fails.
+//
 // ENGRAM_CRASH_SEED (default 20261201) and ENGRAM_CRASH_TRIALS (default 5 per method).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:http";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { extname, join, normalize } from "node:path";
-import { chromium } from "playwright-core";
-import { CHROMIUM_ARGS, freePort, root, www } from "./helpers.mjs";
+import { join } from "node:path";
+import { harnessPage as pageAt, missing, openStore, PREFIX, serve, startChromium, within } from "./fixture-profile.mjs";
 
+const harnessPage = (context) => pageAt(context, site.url);
 const SEED = Number(process.env.ENGRAM_CRASH_SEED ?? 20261201);
 const TRIALS = Number(process.env.ENGRAM_CRASH_TRIALS ?? 5);
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const USER = "crash";
-const PREFIX = `engram/default/${USER}/`;
-const IDB = [join(root, "pkg/node_modules/idb/build"), join(www, "node_modules/idb/build")].find((d) => existsSync(join(d, "index.js")));
-const missing = ["pkg/dist/entrypoints/browser.js", "pkg/wasm/engram_wasm_bg.wasm", "pkg/assets/minilm-l6-v2-static-256.engemb"]
-  .filter((f) => !existsSync(join(root, f)))
-  .concat(IDB ? [] : ["idb (pkg/node_modules or www/node_modules)"]);
-
 let site;
 const profiles = [];
 const totals = [];
@@ -46,7 +47,8 @@ after(async () => {
     const sum = (k) => totals.reduce((a, t) => a + t[k], 0);
     console.log(
       `crash consistency (seed ${SEED}): ${totals.length} methods × ${TRIALS} trials; ${sum("acked")} writes acknowledged, ` +
-        `${sum("foundAcked")} of them found after reopen, ${sum("lost")} lost; ${sum("extras")} unacknowledged in-flight writes found, ${sum("inflightLost")} lost`,
+        `${sum("foundAcked")} of them found after reopen, ${sum("lost")} lost; ${sum("extras")} unacknowledged in-flight writes found, ${sum("inflightLost")} lost; ` +
+        `${sum("browserDeleted")} databases deleted by Chromium as corrupt (${sum("lostToBrowser")} durable writes with them), each reported by the SDK`,
     );
   }
 });
@@ -73,111 +75,6 @@ const WORDS = (
 function texts(method, n, rand) {
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
   return Array.from({ length: n }, (_, i) => `The ${method} note ${i} says ${pick()} ${pick()} meets ${pick()} near the ${pick()} ${pick()}.`);
-}
-
-// ---------------------------------------------------------------------------- server
-
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
-const MOUNTS = [
-  ["/engram/", join(root, "pkg")],
-  ["/idb/", IDB],
-  ["/", join(www, "test/fixtures")],
-];
-
-/** A static server for the fixture page, the built SDK (dist, wasm, assets) and `idb`. */
-async function serve() {
-  const server = createServer((req, res) => {
-    let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    if (path === "/") path = "/crash.html";
-    for (const [mount, dir] of MOUNTS) {
-      if (!path.startsWith(mount)) continue;
-      const file = normalize(join(dir, path.slice(mount.length)));
-      if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) break;
-      const body = readFileSync(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-length": body.length, "cache-control": "no-store" });
-      return res.end(body);
-    }
-    res.writeHead(404).end();
-  });
-  const port = await freePort();
-  await new Promise((r) => server.listen(port, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
-}
-
-// ---------------------------------------------------------------------------- browser
-
-/**
- * Chromium on an on-disk profile, started by this process in its own process group (so
- * SIGKILL of the group takes the browser and every child process at once, like kill -9 of
- * an app), driven over CDP.
- */
-async function startChromium(profile) {
-  const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "about:blank"], {
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
-  let log = "";
-  const ws = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`chromium did not start in 30 s:\n${log.slice(-2000)}`)), 30_000);
-    child.stderr.on("data", (d) => {
-      log = (log + d).slice(-20_000);
-      const m = log.match(/DevTools listening on (ws:\/\/\S+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    exited.then(({ code, signal }) => reject(new Error(`chromium exited (${code ?? signal}) before listening:\n${log.slice(-2000)}`)));
-  });
-  const browser = await chromium.connectOverCDP(ws);
-  const context = browser.contexts()[0];
-  assert.ok(context, "the browser's default (on-disk profile) context");
-  return {
-    context,
-    /** kill -9 of the browser's process group, mid-whatever. */
-    async kill() {
-      process.kill(-child.pid, "SIGKILL");
-      await exited;
-      await browser.close().catch(() => undefined);
-    },
-    /** A clean shutdown (Browser.close), so the profile is flushed the ordinary way. */
-    async close() {
-      const s = await browser.newBrowserCDPSession();
-      await s.send("Browser.close").catch(() => undefined);
-      const t = setTimeout(() => process.kill(-child.pid, "SIGKILL"), 15_000);
-      await exited;
-      clearTimeout(t);
-      await browser.close().catch(() => undefined);
-    },
-  };
-}
-
-/** A page of the fixture with `__ack` routed to `page.onAck`, and its errors collected. */
-async function harnessPage(context) {
-  const page = await context.newPage();
-  page.errors = [];
-  page.on("console", (m) => m.type() === "error" && page.errors.push(`console: ${m.text()}`));
-  page.on("pageerror", (e) => page.errors.push(`pageerror: ${e.message}`));
-  page.onAck = () => undefined;
-  await page.exposeFunction("__ack", (a) => page.onAck(a));
-  await page.goto(site.url);
-  await page.waitForFunction(() => window.harnessReady === true, null, { timeout: 20_000, polling: 50 }).catch(async (e) => {
-    const state = await page.evaluate(() => `${location.href} ${document.readyState}`).catch((x) => x.message);
-    throw new Error(`the fixture page did not load (${state}): ${e.message}; ${page.errors.join("; ")}`);
-  });
-  return page;
-}
-
-const within = (p, ms, what) =>
-  Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer in ${ms} ms`)), ms).unref())]);
-
-async function openStore(page, db, compactEvery, { writeBehindMs } = {}) {
-  const opened = await within(page.evaluate((o) => window.harness.open(o), { db, user: USER, compactEvery, writeBehindMs }), 30_000, "Engram.open on IndexedDB");
-  assert.equal(opened.adapter, writeBehindMs ? "WriteBehindIndexedDb" : "IndexedDbStorage");
-  assert.ok(opened.indexedDb, "the store is the IndexedDB adapter on the page's real indexedDB");
-  assert.ok(opened.locks, "Web Locks are available (the SDK's cross-tab guard is in play)");
-  return opened;
 }
 
 // ---------------------------------------------------------------------------- trials
@@ -258,6 +155,27 @@ function verify(ledger, found, inflightText) {
   return { byId, missing, extras, problems };
 }
 
+/**
+ * The one loss that is the browser's: the reopened store is empty while writes were
+ * durable, and this Chromium logged deleting a corrupt IndexedDB database. Then the SDK
+ * must have reported it (`storageLost`), the writes are counted lost to the browser and
+ * the ledger starts again; true. Otherwise `storageLost` must be false and the caller's
+ * strict checks follow; false.
+ */
+async function lostToBrowser(b, report, found, ledger, stats, t, when) {
+  const deleted = found.length === 0 && ledger.size > 0 && (await b.deletedCorruptDatabase());
+  if (!deleted) {
+    assert.equal(report.storageLost, false, `${when}: the SDK reported a lost store, but ${found.length} memories are there`);
+    return false;
+  }
+  assert.equal(report.storageLost, true, `${when}: Chromium deleted the database as corrupt and the SDK opened it silently empty`);
+  t.diagnostic(`${when}: Chromium deleted the origin's IndexedDB as corrupt (its log says so); the SDK reported storageLost; ${ledger.size} durable writes gone with it`);
+  stats.browserDeleted++;
+  stats.lostToBrowser += ledger.size;
+  ledger.clear();
+  return true;
+}
+
 const skip = missing.length ? `missing ${missing.join(", ")} (run scripts/build-wasm.sh)` : false;
 
 for (const method of Object.keys(STOPS)) {
@@ -269,7 +187,7 @@ for (const method of Object.keys(STOPS)) {
     const all = texts(method, 60 * (TRIALS + 2), rand);
     /** Every write known durable: acknowledged, or found after a reopen. id → text. */
     const ledger = new Map();
-    const stats = { method, acked: 0, foundAcked: 0, lost: 0, extras: 0, inflightLost: 0 };
+    const stats = { method, acked: 0, foundAcked: 0, lost: 0, extras: 0, inflightLost: 0, browserDeleted: 0, lostToBrowser: 0 };
     totals.push(stats);
     const t0 = Date.now();
     let b = await startChromium(profile);
@@ -297,27 +215,29 @@ for (const method of Object.keys(STOPS)) {
         page = await harnessPage(b.context);
         const { report } = await openStore(page, db, compactEvery);
         const found = await page.evaluate(() => window.harness.list());
-        const { byId, extras, problems } = verify(ledger, found, all[inflight]);
-        const foundAcked = acked.filter((a) => byId.get(a.id) === a.text).length;
-        stats.foundAcked += foundAcked;
-        stats.lost += acked.length - foundAcked;
-        stats.extras += extras.length;
-        stats.inflightLost += extras.length ? 0 : 1;
-        t.diagnostic(
-          `trial ${trial}: ${method} ${run.delay.toFixed(1)} ms after ack ${stopAfter} (~${run.per.toFixed(1)} ms a write; ${run.stoppedAt} acks had arrived): ` +
-            `${acked.length} acknowledged, ${foundAcked} of them found; in-flight write ${extras.length ? "found" : "not found"}; ` +
-            `store holds ${found.length} (${ledger.size} durable before${extras.length ? ` + ${extras.length} in flight` : ""}); open ${JSON.stringify(report)}; next compactEvery ${compactEvery}`,
-        );
-        assert.deepEqual(problems, [], `trial ${trial} (${method}; acknowledged this trial ${acked.length}, in total ${ledger.size})`);
-        assert.deepEqual(report.corrupt, [], `trial ${trial}: the reopened store reports corrupt keys`);
-        assert.notEqual(report.snapshot, "previous", `trial ${trial}: the current snapshot was unusable`);
-        for (const e of extras) ledger.set(e.id, e.text);
-        assert.equal(found.length, ledger.size, "nothing else is in the store");
+        if (!(await lostToBrowser(b, report, found, ledger, stats, t, `trial ${trial}`))) {
+          const { byId, extras, problems } = verify(ledger, found, all[inflight]);
+          const foundAcked = acked.filter((a) => byId.get(a.id) === a.text).length;
+          stats.foundAcked += foundAcked;
+          stats.lost += acked.length - foundAcked;
+          stats.extras += extras.length;
+          stats.inflightLost += extras.length ? 0 : 1;
+          t.diagnostic(
+            `trial ${trial}: ${method} ${run.delay.toFixed(1)} ms after ack ${stopAfter} (~${run.per.toFixed(1)} ms a write; ${run.stoppedAt} acks had arrived): ` +
+              `${acked.length} acknowledged, ${foundAcked} of them found; in-flight write ${extras.length ? "found" : "not found"}; ` +
+              `store holds ${found.length} (${ledger.size} durable before${extras.length ? ` + ${extras.length} in flight` : ""}); open ${JSON.stringify(report)}; next compactEvery ${compactEvery}`,
+          );
+          assert.deepEqual(problems, [], `trial ${trial} (${method}; acknowledged this trial ${acked.length}, in total ${ledger.size})`);
+          assert.deepEqual(report.corrupt, [], `trial ${trial}: the reopened store reports corrupt keys`);
+          assert.notEqual(report.snapshot, "previous", `trial ${trial}: the current snapshot was unusable`);
+          for (const e of extras) ledger.set(e.id, e.text);
+          assert.equal(found.length, ledger.size, "nothing else is in the store");
 
-        // The data is in the page's IndexedDB, read without the SDK.
-        const raw = await page.evaluate(({ db, prefix }) => window.harness.raw(db, prefix), { db, prefix: PREFIX });
-        assert.ok(raw.names.includes(db), `indexedDB.databases() lists ${db}: ${raw.names}`);
-        assert.ok(raw.keys > 0 && raw.ops + raw.snapshots > 0, `the raw database holds the store's keys: ${JSON.stringify(raw)}`);
+          // The data is in the page's IndexedDB, read without the SDK.
+          const raw = await page.evaluate(({ db, prefix }) => window.harness.raw(db, prefix), { db, prefix: PREFIX });
+          assert.ok(raw.names.includes(db), `indexedDB.databases() lists ${db}: ${raw.names}`);
+          assert.ok(raw.keys > 0 && raw.ops + raw.snapshots > 0, `the raw database holds the store's keys: ${JSON.stringify(raw)}`);
+        }
 
         // Writing goes on after the reopen.
         next = inflight + 1;
@@ -339,6 +259,7 @@ for (const method of Object.keys(STOPS)) {
       const { report } = await openStore(page, db, 100);
       assert.deepEqual(report.corrupt, []);
       const found = await page.evaluate(() => window.harness.list());
+      await lostToBrowser(b, report, found, ledger, stats, t, "after a clean browser restart");
       assert.deepEqual(verify(ledger, found, undefined).problems, [], "after a clean browser restart");
       assert.equal(found.length, ledger.size, `after a browser restart the store holds exactly the ${ledger.size} durable writes`);
       assert.deepEqual(page.errors, []);

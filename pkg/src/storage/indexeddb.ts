@@ -1,4 +1,5 @@
 import { openDB, type IDBPDatabase } from "idb";
+import { EngramIoError } from "../errors.js";
 import type { StorageAdapter } from "./types.js";
 
 /**
@@ -6,14 +7,27 @@ import type { StorageAdapter } from "./types.js";
  * `Uint8Array` values; each call is its own transaction, complete when the promise resolves —
  * written with `durability: "strict"`, so resolved means flushed to disk (like the fsync of
  * `NodeFileStorage`), not merely handed to the OS.
+ *
+ * A browser may delete a database it finds corrupt: Chromium does so when its LevelDB log
+ * fails a checksum, which a kill of the browser between two of its own writes can leave
+ * behind (see the README's *Storage*). Where the origin private file system exists
+ * (`navigator.storage.getDirectory()`, every current browser) this adapter notes each
+ * database it opens there, in another store than IndexedDB's, written at once, so it can
+ * tell such a deletion from a store that never existed:
+ * {@link IndexedDbStorage.discarded} (and `Engram`'s `openReport.storageLost`) say so,
+ * instead of the store opening silently empty. Delete a database on purpose with
+ * {@link IndexedDbStorage.destroy}, which forgets the note too.
  */
 export class IndexedDbStorage implements StorageAdapter {
   private db: Promise<IDBPDatabase>;
+  private lost = false;
   constructor(name = "engram", private readonly store = "kv", factory?: IDBFactory) {
     const storeName = store;
+    let created = false;
     const open = () =>
       openDB(name, 1, {
-        upgrade(db) {
+        upgrade(db, oldVersion) {
+          created = oldVersion === 0;
           if (!db.objectStoreNames.contains(storeName)) db.createObjectStore(storeName);
         },
       });
@@ -27,8 +41,23 @@ export class IndexedDbStorage implements StorageAdapter {
         g.indexedDB = saved;
       }
     } else {
-      this.db = open();
+      // The note lives beside the page's own indexedDB; a custom factory has no such origin.
+      this.db = open().then(async (db) => {
+        this.lost = await noteDatabase(name, created);
+        return db;
+      });
     }
+  }
+  /**
+   * True when this open created the database although this origin had opened it before
+   * (its note in the origin private file system says so) and it was not removed by
+   * {@link IndexedDbStorage.destroy}: the browser, or something outside engram, deleted it
+   * and what it held is gone. Always false where that file system is missing or a custom
+   * `IDBFactory` was given. Clearing the site's data removes the note with the database.
+   */
+  async discarded(): Promise<boolean> {
+    await this.db;
+    return this.lost;
   }
   async get(key: string): Promise<Uint8Array | undefined> {
     const v = await (await this.db).get(this.store, key);
@@ -54,5 +83,49 @@ export class IndexedDbStorage implements StorageAdapter {
   /** Close the database connection. */
   async close(): Promise<void> {
     (await this.db).close();
+  }
+  /**
+   * Delete the database `name` and forget its note, so that the next open starts a new
+   * store without reporting it discarded. Close every connection to it first: the
+   * deletion waits for them (and rejects when another tab blocks it).
+   */
+  static async destroy(name = "engram"): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const r = indexedDB.deleteDatabase(name);
+      r.onsuccess = () => resolve();
+      r.onerror = () => reject(new EngramIoError("STORAGE", `deleting IndexedDB database ${name} failed: ${r.error?.message}`, { cause: r.error }));
+      r.onblocked = () => reject(new EngramIoError("STORE_LOCKED", `IndexedDB database ${name} is still open in another connection`));
+    });
+    const notes = await notesDirectory(false);
+    await notes?.removeEntry(noteName(name)).catch(() => undefined);
+  }
+}
+
+/** The note's file name: one file per database, in the directory `engram-indexeddb`. */
+const noteName = (name: string) => encodeURIComponent(name);
+
+/** The notes' directory in the origin private file system, or undefined where there is none. */
+async function notesDirectory(create: boolean): Promise<FileSystemDirectoryHandle | undefined> {
+  try {
+    const root = await (globalThis as { navigator?: Navigator }).navigator?.storage?.getDirectory?.();
+    return await root?.getDirectoryHandle("engram-indexeddb", { create });
+  } catch {
+    return undefined; // no such file system here, or no notes directory yet
+  }
+}
+
+/** Note that `name` exists; true when it was just created although it had been noted before. */
+async function noteDatabase(name: string, created: boolean): Promise<boolean> {
+  const notes = await notesDirectory(true);
+  if (!notes) return false;
+  try {
+    const known = await notes.getFileHandle(noteName(name)).then(
+      () => true,
+      () => false,
+    );
+    if (!known) await notes.getFileHandle(noteName(name), { create: true });
+    return created && known;
+  } catch {
+    return false; // the note could not be written (quota, a locked file): no note, no report
   }
 }

@@ -38,4 +38,10 @@ export interface StorageAdapter {
    * runtime has Web Locks (Node ≥ 24.5 has them, and they only span one process).
    */
   readonly lockSpansProcesses?: boolean;
+  /**
+   * Optional: true when the store's backing database was deleted behind engram's back
+   * since this origin last opened it (a browser discarding a database it found corrupt),
+   * so what it held is gone. `Engram.open` reports it as `openReport.storageLost`.
+   */
+  discarded?(): Promise<boolean>;
 }
