@@ -223,7 +223,9 @@ async function start() {
   app.timing.firstRecallMs = performance.now(); // since navigation start
   app.ready = true;
   const cached = Object.values(app.progress).every((p) => p.cached);
-  status(`ready · exact o200k counts · tables ${cached ? "from cache" : "downloaded"} · ${accurate ? "all-MiniLM-L6-v2 in a Web Worker" : "static embedder"} · writes guarded across tabs`, "ready");
+  // The browser deleted this device's store (Chromium does, when it finds it corrupt): say so.
+  const lost = mem.openReport.storageLost ? ` · the browser deleted this device's memories${sync ? ", pulling them back from the origin" : ""}` : "";
+  status(`ready · exact o200k counts · tables ${cached ? "from cache" : "downloaded"} · ${accurate ? "all-MiniLM-L6-v2 in a Web Worker" : "static embedder"} · writes guarded across tabs${lost}`, "ready");
   $("msg").disabled = $("send").disabled = false;
   $("msg").focus();
   render();

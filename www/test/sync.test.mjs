@@ -87,3 +87,37 @@ test("two devices of one user converge through the origin; another user sees not
     await d.context.close();
   }
 });
+
+test("a device whose store the browser deleted says so and pulls its memories back from the origin", { skip: missing }, async () => {
+  const phone = await device("lost-user");
+  await chat(phone.page, "I work at ByteDance in Shanghai.");
+  await phone.page.click("#sync-now");
+  await phone.page.waitForFunction(() => window.__engram.sync.pending === 0 && window.__engram.sync.syncs > 0, null, { timeout: 30_000 });
+  assert.ok((await memoryTexts(phone.page)).includes("User works at ByteDance"));
+  assert.doesNotMatch(await phone.page.textContent("#status"), /deleted/);
+  assert.deepEqual(phone.page.errors, []);
+
+  // The app's database deleted as the browser deletes a corrupt one: from outside engram, on
+  // a page of the same origin that does not run the app (the app's page holds it open).
+  await phone.page.close();
+  const outside = await phone.context.newPage();
+  await outside.goto(new URL("/sw.js", site.url).href); // a script shown as text (unknown paths get the app)
+  await outside.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const r = indexedDB.deleteDatabase("engram-www");
+        r.onsuccess = resolve;
+        r.onerror = () => reject(r.error);
+        setTimeout(() => reject(new Error("engram-www still open after 20 s")), 20_000);
+      }),
+  );
+  await outside.close();
+
+  const again = await openPage(phone.context, `${site.url}?user=lost-user`);
+  assert.equal(await again.evaluate(() => window.__engram.mem.openReport.storageLost), true);
+  assert.match(await again.textContent("#status"), /the browser deleted this device's memories, pulling them back from the origin/);
+  await again.waitForFunction(() => [...document.querySelectorAll("#memories li .text")].some((e) => e.textContent === "User works at ByteDance"), null, { timeout: 30_000 });
+  await shot(again, "www-store-deleted-pulled-back");
+  assert.deepEqual(again.errors, []);
+  await phone.context.close();
+});
