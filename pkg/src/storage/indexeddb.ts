@@ -86,18 +86,21 @@ export class IndexedDbStorage implements StorageAdapter {
   }
   /**
    * Delete the database `name` and forget its note, so that the next open starts a new
-   * store without reporting it discarded. Close every connection to it first: the
-   * deletion waits for them (and rejects when another tab blocks it).
+   * store without reporting it discarded. Close this page's connections to it first; while
+   * another tab holds it open this rejects with `STORE_LOCKED`, and the browser deletes it
+   * once that tab closes it.
    */
   static async destroy(name = "engram"): Promise<void> {
+    // The note goes first: a deletion that completes later (blocked, then let through) is
+    // then never taken for a loss.
+    const notes = await notesDirectory(false);
+    await notes?.removeEntry(noteName(name)).catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
       const r = indexedDB.deleteDatabase(name);
       r.onsuccess = () => resolve();
       r.onerror = () => reject(new EngramIoError("STORAGE", `deleting IndexedDB database ${name} failed: ${r.error?.message}`, { cause: r.error }));
       r.onblocked = () => reject(new EngramIoError("STORE_LOCKED", `IndexedDB database ${name} is still open in another connection`));
     });
-    const notes = await notesDirectory(false);
-    await notes?.removeEntry(noteName(name)).catch(() => undefined);
   }
 }
 
