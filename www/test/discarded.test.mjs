@@ -89,14 +89,15 @@ test("a store Chromium deletes after a torn log record opens reporting storageLo
 
     b = await startChromium(dir);
     ({ report, texts } = await reopen(b, db));
-    if (await b.deletedCorruptDatabase()) {
+    if (await b.deletedCorruptDatabase(0)) {
       assert.deepEqual(texts, [], "the browser's deletion took every note");
       assert.equal(report.storageLost, true, "Chromium deleted the database and the SDK opened it silently empty");
       t.diagnostic(`Chromium deleted the database as corrupt (the torn header at byte ${size} of its log, the next start's records after it up to byte ${appended}); the SDK reported storageLost`);
     } else {
-      t.diagnostic("this Chromium kept the database past the torn header: nothing was lost");
+      // A Chromium that no longer deletes: nothing lost, and nothing of the report tested here.
       assert.deepEqual(texts, [...NOTES, "Moved to Lisbon in May"].sort());
       assert.equal(report.storageLost, false);
+      t.skip("this Chromium kept the database past the torn header (update the README's Storage note)");
     }
   } finally {
     await b.kill().catch(() => undefined);

@@ -64,10 +64,13 @@ export async function startChromium(profile) {
   });
   const exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
   let log = "";
-  /** How many times this Chromium said it deleted an IndexedDB database it found corrupt. */
+  /** How many times this Chromium said it deleted an IndexedDB database it found corrupt (whole lines only). */
   let deletedCorrupt = 0;
+  let partial = "";
   child.stderr.on("data", (d) => {
-    deletedCorrupt += String(d).split(CORRUPT_DELETED).length - 1;
+    const lines = (partial + d).split("\n");
+    partial = lines.pop();
+    deletedCorrupt += lines.filter((l) => l.includes(CORRUPT_DELETED)).length;
   });
   const ws = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`chromium did not start in 30 s:\n${log.slice(-2000)}`)), 30_000);
@@ -86,10 +89,12 @@ export async function startChromium(profile) {
   assert.ok(context, "the browser's default (on-disk profile) context");
   return {
     context,
-    /** Whether this Chromium has logged deleting a corrupt IndexedDB database (waits `ms` for its stderr). */
-    async deletedCorruptDatabase(ms = 3000) {
-      for (const t0 = Date.now(); deletedCorrupt === 0 && Date.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 50));
-      return deletedCorrupt > 0;
+    /** How many corrupt IndexedDB databases this Chromium has logged deleting so far. */
+    deletions: () => deletedCorrupt,
+    /** Whether this Chromium logged deleting a corrupt database after it had logged `before` (waits `ms` for its stderr). */
+    async deletedCorruptDatabase(before, ms = 3000) {
+      for (const t0 = Date.now(); deletedCorrupt <= before && Date.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 50));
+      return deletedCorrupt > before;
     },
     /** kill -9 of the browser's process group, mid-whatever. */
     async kill() {

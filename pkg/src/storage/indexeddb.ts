@@ -43,7 +43,10 @@ export class IndexedDbStorage implements StorageAdapter {
     } else {
       // The note lives beside the page's own indexedDB; a custom factory has no such origin.
       this.db = open().then(async (db) => {
-        this.lost = await noteDatabase(name, created);
+        // Bounded: a file system that never answers must not hold every storage call.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), NOTE_TIMEOUT_MS)));
+        this.lost = await Promise.race([noteDatabase(name, created), late]).finally(() => clearTimeout(timer));
         return db;
       });
     }
@@ -54,6 +57,11 @@ export class IndexedDbStorage implements StorageAdapter {
    * {@link IndexedDbStorage.destroy}: the browser, or something outside engram, deleted it
    * and what it held is gone. Always false where that file system is missing or a custom
    * `IDBFactory` was given. Clearing the site's data removes the note with the database.
+   *
+   * It describes this adapter's open of the database, so it stays true for every `Engram`
+   * opened on this instance (each user's store in the database was lost alike). Only the
+   * connection that recreated the database can tell: another tab opening it at the same
+   * moment (a session restore) finds a database that already exists, and no report.
    */
   async discarded(): Promise<boolean> {
     await this.db;
@@ -88,21 +96,29 @@ export class IndexedDbStorage implements StorageAdapter {
    * Delete the database `name` and forget its note, so that the next open starts a new
    * store without reporting it discarded. Close this page's connections to it first; while
    * another tab holds it open this rejects with `STORE_LOCKED`, and the browser deletes it
-   * once that tab closes it.
+   * once that tab closes it. `factory` as in the constructor (then there is no note).
    */
-  static async destroy(name = "engram"): Promise<void> {
-    // The note goes first: a deletion that completes later (blocked, then let through) is
-    // then never taken for a loss.
-    const notes = await notesDirectory(false);
-    await notes?.removeEntry(noteName(name)).catch(() => undefined);
+  static async destroy(name = "engram", factory?: IDBFactory): Promise<void> {
+    // The note goes before (a deletion blocked, then let through later, is not a loss) and
+    // again after (another tab's open may have written it in between).
+    const forget = async () => {
+      if (factory) return;
+      const notes = await notesDirectory(false);
+      await notes?.removeEntry(noteName(name)).catch(() => undefined);
+    };
+    await forget();
     await new Promise<void>((resolve, reject) => {
-      const r = indexedDB.deleteDatabase(name);
+      const r = (factory ?? indexedDB).deleteDatabase(name);
       r.onsuccess = () => resolve();
       r.onerror = () => reject(new EngramIoError("STORAGE", `deleting IndexedDB database ${name} failed: ${r.error?.message}`, { cause: r.error }));
       r.onblocked = () => reject(new EngramIoError("STORE_LOCKED", `IndexedDB database ${name} is still open in another connection`));
     });
+    await forget();
   }
 }
+
+/** How long opening waits for the note before it goes on without one. */
+const NOTE_TIMEOUT_MS = 3000;
 
 /** The note's file name: one file per database, in the directory `engram-indexeddb`. */
 const noteName = (name: string) => encodeURIComponent(name);
