@@ -17,7 +17,7 @@
 // leaves a header with no payload; the next start ignores that torn tail and appends after
 // it, and the start after that finds a record that fails its checksum, logs "IndexedDB
 // recovering from a corrupted (and deleted) database" and deletes the origin's whole
-// IndexedDB (Chromium 156, in 4 of 60 runs of this test beside a cargo build; the bytes are
+// IndexedDB (Chromium 156, in 8 of 95 runs of this test beside a cargo build; the bytes are
 // described in discarded.test.mjs, which provokes it on purpose). When a reopen finds the
 // store gone and this Chromium logged that line, the SDK must say so (`openReport.storageLost`)
 // and the acknowledged writes are counted as lost to the browser; any other loss, or a
