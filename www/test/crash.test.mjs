@@ -24,25 +24,19 @@
 // deletion the SDK does not report, fails.
 //
 // ENGRAM_CRASH_SEED (default 20261201) and ENGRAM_CRASH_TRIALS (default 5 per method).
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { harnessPage as pageAt, missing, openStore, PREFIX, serve, startChromium, within } from "./fixture-profile.mjs";
+import { harnessPage as pageAt, openStore, PREFIX, startChromium, useFixture, within } from "./fixture-profile.mjs";
 
-const harnessPage = (context) => pageAt(context, site.url);
+const fixture = useFixture("crash");
+const { skip } = fixture;
+const harnessPage = (context) => pageAt(context, fixture.site.url);
 const SEED = Number(process.env.ENGRAM_CRASH_SEED ?? 20261201);
 const TRIALS = Number(process.env.ENGRAM_CRASH_TRIALS ?? 5);
-let site;
-const profiles = [];
 const totals = [];
-before(async () => {
-  if (!missing.length) site = await serve();
-});
-after(async () => {
-  await site?.close();
-  for (const p of profiles) rmSync(p, { recursive: true, force: true });
+after(() => {
   if (totals.length) {
     const sum = (k) => totals.reduce((a, t) => a + t[k], 0);
     console.log(
@@ -177,13 +171,11 @@ async function lostToBrowser(b, before, report, found, ledger, stats, t, when) {
   return true;
 }
 
-const skip = missing.length ? `missing ${missing.join(", ")} (run scripts/build-wasm.sh)` : false;
 
 for (const method of Object.keys(STOPS)) {
   test(`${method}: ${TRIALS} abrupt stops mid-stream lose no acknowledged IndexedDB write, at most the one in flight`, { skip, timeout: 120_000 }, async (t) => {
     const rand = prng(SEED ^ [...method].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
-    const profile = mkdtempSync(join(tmpdir(), `engram-crash-${method}-`));
-    profiles.push(profile);
+    const profile = fixture.profile(method);
     const db = `engram-crash-${method}`;
     const all = texts(method, 60 * (TRIALS + 2), rand);
     /** Every write known durable: acknowledged, or found after a reopen. id → text. */
@@ -199,7 +191,8 @@ for (const method of Object.keys(STOPS)) {
       for (let trial = 0; trial < TRIALS; trial++) {
         const stopAfter = 1 + Math.floor(rand() * 40);
         const from = next;
-        const run = { previous: b, ...(await streamAndStop({ b, page, method, profile, all, from, stopAfter, jitter: rand() })) };
+        const browserBefore = b;
+        const run = await streamAndStop({ b, page, method, profile, all, from, stopAfter, jitter: rand() });
         b = run.b;
         const { acked } = run;
         for (const [n, a] of acked.entries()) {
@@ -214,7 +207,7 @@ for (const method of Object.keys(STOPS)) {
         // Reopen on a new page of the same profile and origin.
         const compactEvery = [3, 7, 100][Math.floor(rand() * 3)];
         // A browser started again by the stop may log its deletion before this page opens.
-        const deletionsBefore = b === run.previous ? b.deletions() : 0;
+        const deletionsBefore = b === browserBefore ? b.deletions() : 0;
         page = await harnessPage(b.context);
         const { report } = await openStore(page, db, compactEvery);
         const found = await page.evaluate(() => window.harness.list());
@@ -279,8 +272,7 @@ for (const method of Object.keys(STOPS)) {
 // The checks above can fail: the same trial against a storage that acknowledges before it
 // commits, and against a page that withholds acknowledgements, is caught and counted.
 test("control: a write-behind store and unreported writes are caught by the same checks", { skip, timeout: 60_000 }, async (t) => {
-  const profile = mkdtempSync(join(tmpdir(), "engram-crash-control-"));
-  profiles.push(profile);
+  const profile = fixture.profile("control");
   const all = texts("control", 200, prng(SEED));
   let b = await startChromium(profile);
   try {

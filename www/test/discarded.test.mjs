@@ -12,33 +12,19 @@
 // back new. Here the torn header is written into the log of a stopped browser, as the kill
 // leaves it, and the same report is checked against a deletion made with the raw API and
 // one made on purpose with `IndexedDbStorage.destroy`.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { harnessPage, missing, openStore, serve, startChromium } from "./fixture-profile.mjs";
+import { harnessPage, openStore, startChromium, useFixture } from "./fixture-profile.mjs";
 
-let site;
-const profiles = [];
-before(async () => {
-  if (!missing.length) site = await serve();
-});
-after(async () => {
-  await site?.close();
-  for (const p of profiles) rmSync(p, { recursive: true, force: true });
-});
-const skip = missing.length ? `missing ${missing.join(", ")} (run scripts/build-wasm.sh)` : false;
-
-function profile(name) {
-  const p = mkdtempSync(join(tmpdir(), `engram-discarded-${name}-`));
-  profiles.push(p);
-  return p;
-}
+const fixture = useFixture("discarded");
+const { skip } = fixture;
+const profile = (tag) => fixture.profile(tag);
 
 /** A new page of the fixture on `b`, the store `db` opened on it; its open report and memories. */
 async function reopen(b, db) {
-  const page = await harnessPage(b.context, site.url);
+  const page = await harnessPage(b.context, fixture.site.url);
   const { report } = await openStore(page, db, 100);
   const texts = (await page.evaluate(() => window.harness.list())).map((r) => r.text).sort();
   return { page, report, texts };

@@ -3,10 +3,12 @@
 // shared by crash.test.mjs (abrupt stops mid-stream) and discarded.test.mjs (a database the
 // browser deletes). The browser runs on a real profile directory, not an off-the-record
 // context, so what a restart finds is what the profile holds on disk.
+import { after, before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, freePort, root, www } from "./helpers.mjs";
@@ -20,6 +22,32 @@ const IDB = [join(root, "pkg/node_modules/idb/build"), join(www, "node_modules/i
 export const missing = ["pkg/dist/entrypoints/browser.js", "pkg/wasm/engram_wasm_bg.wasm", "pkg/assets/minilm-l6-v2-static-256.engemb"]
   .filter((f) => !existsSync(join(root, f)))
   .concat(IDB ? [] : ["idb (pkg/node_modules or www/node_modules)"]);
+
+/**
+ * The calling test file's fixture: the page served for its tests (`site`, from `before`),
+ * fresh profile directories removed `after` them, and `skip` saying why it cannot run.
+ */
+export function useFixture(name) {
+  const profiles = [];
+  const fixture = {
+    site: undefined,
+    skip: missing.length ? `missing ${missing.join(", ")} (run scripts/build-wasm.sh)` : false,
+    /** A new empty profile directory for Chromium. */
+    profile(tag) {
+      const dir = mkdtempSync(join(tmpdir(), `engram-${name}-${tag}-`));
+      profiles.push(dir);
+      return dir;
+    },
+  };
+  before(async () => {
+    if (!missing.length) fixture.site = await serve();
+  });
+  after(async () => {
+    await fixture.site?.close();
+    for (const p of profiles) rmSync(p, { recursive: true, force: true });
+  });
+  return fixture;
+}
 
 // ---------------------------------------------------------------------------- server
 
