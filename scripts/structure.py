@@ -68,6 +68,14 @@ def sccs(graph):
 
 
 def rust_graph(src_dir):
+    """File-level graph of one crate: a node per source file (its module path), an edge for
+    every module a file names — `use crate::…`, an inline `crate::a::b::f()` path, `super::…`,
+    `self::…` and `use child::…` — resolved to the file of the longest module prefix, and through
+    `pub use` re-exports to the file that defines the name: a face (a mod.rs or lib.rs that
+    hands its children's names on) is not a dependency of what it re-exports, nor is the
+    re-export an import of the face. `mod` declarations
+    only place files in the tree (a parent declaring its child is not an import); unit tests
+    (`#[cfg(test)] mod tests`, tests.rs) are not structure."""
     base = os.path.join(ROOT, src_dir)
     mods = {}
     for p in files(src_dir, (".rs",)):
@@ -77,49 +85,100 @@ def rust_graph(src_dir):
         if "bin" in rel or "tests" in rel:
             continue
         mods["::".join(rel) or "crate"] = p
-    def resolve(path, here):
-        """The module a path names, or None (external or the module itself)."""
-        segs = path.strip(":").split("::")
-        rest = []
+
+    def resolve(segs):
+        segs = list(segs)
         while segs and "::".join(segs) not in mods:
-            rest.insert(0, segs.pop())
-        target = "::".join(segs) if segs else None
-        # A name a module re-exports (`pub use child::Name`) belongs to the child: a facade
-        # is not a dependency of what it re-exports.
-        seen = set()
-        while target and rest and rest[0] in reexports.get(target, {}) and target not in seen:
-            seen.add(target)
-            target, rest = reexports[target][rest[0]], rest[1:]
-        return target
+            segs.pop()
+        return "::".join(segs) if segs else "crate"
+
+    def expand(prefix, body):
+        """`a::{b, c::{d, e}}` → a::b, a::c::d, a::c::e (prefix already split)."""
+        out, depth, cur = [], 0, ""
+        for ch in body + ",":
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            if ch == "," and depth == 0:
+                item = cur.strip()
+                cur = ""
+                if not item:
+                    continue
+                m = re.match(r"^((?:[A-Za-z_][A-Za-z0-9_]*::)*)\{(.*)\}$", item, re.S)
+                if m:
+                    out += expand(prefix + [x for x in m.group(1).split("::") if x], m.group(2))
+                else:
+                    out.append(prefix + item.split(" as ")[0].strip().split("::"))
+            else:
+                cur += ch
+        return out
+
+    def absolute(segs, here):
+        """A path as module segments from the crate root, or None (another crate, std)."""
+        segs = [x.strip() for x in segs if x.strip()]
+        if not segs:
+            return None
+        if segs[0] == "crate":
+            return segs[1:]
+        if segs[0] in ("super", "self"):
+            cur = list(here)
+            while segs and segs[0] in ("super", "self"):
+                if segs.pop(0) == "super":
+                    cur = cur[:-1]
+            return cur + segs
+        if "::".join(here + [segs[0]]) in mods:
+            return here + segs  # `use child::X`
+        return None
+
+    def parse_use(body):
+        """The paths one `use` statement's body names (groups expanded)."""
+        body = re.sub(r"\s+", " ", body).strip()
+        if body.startswith("{"):
+            return expand([], body[1:-1])
+        mm = re.match(r"^((?:[A-Za-z_][A-Za-z0-9_]*::)+)\{(.*)\}$", body, re.S)
+        if mm:
+            return expand([x for x in mm.group(1).split("::") if x], mm.group(2))
+        return [body.split(" as ")[0].split("::")]
 
     sources, reexports = {}, {}
     for m, p in mods.items():
         src = strip_comments(open(p, encoding="utf-8").read())
-        src = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", src, flags=re.S)  # unit tests are not structure
-        sources[m] = src
+        src = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", src, flags=re.S)
+        src = re.sub(r'"(?:[^"\\]|\\.)*"', '""', src)  # string literals are not paths
         here = m.split("::") if m != "crate" else []
-        for head, names in re.findall(r"pub use\s+((?:crate::|self::)?(?:[a-z_][a-z0-9_]*::)+)\{?([^;}]*)\}?;", src):
-            head = head[:-2]
-            base = head[len("crate::"):] if head.startswith("crate::") else "::".join(here + [head.removeprefix("self::")])
-            if base not in mods:
+        for body in re.findall(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", src):
+            for segs in parse_use(body):
+                full = absolute(segs, here)
+                if full and full[-1] != "*":
+                    reexports.setdefault(m, {})[full[-1]] = full
+        sources[m] = re.sub(r"\bpub(?:\([^)]*\))?\s+use\s+[^;]+;", "", src)
+
+    def target(full):
+        """The file that defines what `full` names, following re-exports."""
+        seen = set()
+        while True:
+            t = resolve(full)
+            rest = full[len(t.split("::")):] if t != "crate" else full
+            if rest and rest[0] in reexports.get(t, {}) and (t, rest[0]) not in seen:
+                seen.add((t, rest[0]))
+                full = reexports[t][rest[0]] + rest[1:]
                 continue
-            for name in names.split(","):
-                name = name.strip().split(" as ")[-1].strip()
-                if name:
-                    reexports.setdefault(m, {})[name] = base
+            return t
+
     graph = {}
     for m, src in sources.items():
         here = m.split("::") if m != "crate" else []
-        paths = re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", src)
-        for group in re.findall(r"crate::((?:[a-z_][a-z0-9_]*::)*)\{([^}]*)\}", src):
-            paths += [group[0] + item.strip() for item in group[1].split(",") if item.strip()]
-        for parent in re.findall(r"\bsuper::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", src):
-            paths.append("::".join(here[:-1] + [parent]))  # the parent of foo::bar (bar.rs or bar/mod.rs) is foo
-        # `use child::X` in a module names its own child module (2018 paths).
-        for c, name in re.findall(r"\buse\s+([a-z_][a-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)", src):
-            if "::".join(here + [c]) in mods:
-                paths.append("::".join(here + [c, name]))
-        deps = {t for t in (resolve(x, here) for x in paths) if t and t != m}
+        paths = [segs for body in re.findall(r"\buse\s+([^;]+);", src) for segs in parse_use(body)]
+        paths += [x.split("::") for x in re.findall(r"\b((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+)", src)]
+        deps = set()
+        for segs in paths:
+            full = absolute(segs, here)
+            if full is None:
+                continue
+            t = target(full)
+            if t != m:
+                deps.add(t)
         graph[m] = deps
     return graph
 
@@ -127,7 +186,7 @@ def rust_graph(src_dir):
 def ts_graph(dirs):
     nodes = {}
     for d in dirs:
-        for p in files(d, (".ts", ".tsx", ".mts")):
+        for p in files(d, (".ts", ".tsx", ".mts", ".js", ".mjs")):
             nodes[os.path.relpath(p, ROOT)] = p
     graph = {}
     for name, p in nodes.items():
@@ -137,7 +196,7 @@ def ts_graph(dirs):
         for s in specs:
             cand = os.path.normpath(os.path.join(os.path.dirname(p), s))
             stem = re.sub(r"\.(m?js|ts)$", "", cand)
-            for c in (stem + ".ts", stem + ".tsx", stem + ".mts", os.path.join(stem, "index.ts")):
+            for c in (stem + ".ts", stem + ".tsx", stem + ".mts", stem + ".js", stem + ".mjs", os.path.join(stem, "index.ts")):
                 r = os.path.relpath(c, ROOT)
                 if r in nodes and r != name:
                     deps.add(r)
@@ -146,28 +205,63 @@ def ts_graph(dirs):
     return graph
 
 
+FILE_LIMIT = 400  # a hand-written file past this is reported; past FILE_LIMIT * 1.15 it fails
+FOLDER_LIMIT = 2000  # lines of a folder of a crate's or package's sources, subfolders included
+
+
+def generated(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        head = f.read(600).lower()
+    return "generated by" in head or "@generated" in head
+
+
 def main():
     print(f"# structure of {ROOT}")
-    groups = [("Rust (crates/*/src)", "crates", (".rs",)), ("TypeScript (pkg/src, worker/src, www/src)", None, (".ts", ".tsx"))]
-    for title, sub, exts in groups:
-        paths = list(files(sub, exts)) if sub else [p for d in ("pkg/src", "worker/src", "www/src") for p in files(d, exts)]
-        if sub:
-            paths = [p for p in paths if f"{os.sep}src{os.sep}" in p]
-        sized = sorted(((lines(p), os.path.relpath(p, ROOT)) for p in paths), reverse=True)
-        total = sum(n for n, _ in sized)
-        print(f"\n## largest files, {title}: {len(sized)} files, {total} lines")
-        for n, p in sized[:TOP]:
-            print(f"{n:6d}  {p}")
-    for title, graph in [
-        ("engram-core modules (crate::, super:: and child paths; re-exports followed)", rust_graph("crates/engram-core/src")),
-        ("pkg/src files (relative imports)", ts_graph(["pkg/src"])),
-        ("worker/src files (relative imports)", ts_graph(["worker/src"])),
-    ]:
+    failures = []
+    sources = [p for p in files("crates", (".rs",)) if f"{os.sep}src{os.sep}" in p]
+    sources += [p for d in ("pkg/src", "worker/src", "www/src") for p in files(d, (".ts", ".tsx", ".js", ".mjs"))]
+    sized = sorted(((lines(p), os.path.relpath(p, ROOT)) for p in sources), reverse=True)
+    print(f"\n## largest source files: {len(sized)} files, {sum(n for n, _ in sized)} lines")
+    for n, p in sized[:TOP]:
+        note = " (generated)" if generated(os.path.join(ROOT, p)) else ""
+        print(f"{n:6d}  {p}{note}")
+    for n, p in sized:
+        if n > FILE_LIMIT and not generated(os.path.join(ROOT, p)):
+            print(f"  over {FILE_LIMIT} lines: {p} ({n})")
+            if n > FILE_LIMIT * 1.15:
+                failures.append(f"{p}: {n} lines, a hand-written file over {int(FILE_LIMIT * 1.15)}")
+    folders = {}
+    for n, p in sized:
+        if generated(os.path.join(ROOT, p)):
+            continue
+        parts = p.split("/")
+        top = parts.index("src") + 1
+        for i in range(top + 1, len(parts)):
+            d = "/".join(parts[:i])
+            folders[d] = folders.get(d, 0) + n
+    big = sorted(((n, d) for d, n in folders.items()), reverse=True)
+    print(f"\n## largest folders (hand-written lines, subfolders included)")
+    for n, d in big[:TOP]:
+        print(f"{n:6d}  {d}/")
+    for n, d in big:
+        if n > FOLDER_LIMIT:
+            failures.append(f"{d}/: {n} lines, a folder over {FOLDER_LIMIT}")
+    graphs = [(f"{c} modules (file level)", rust_graph(f"crates/{c}/src"))
+              for c in sorted(os.listdir(os.path.join(ROOT, "crates"))) if os.path.isdir(os.path.join(ROOT, "crates", c, "src"))]
+    graphs += [(f"{d} files (relative imports)", ts_graph([d])) for d in ("pkg/src", "worker/src", "www/src")]
+    for title, graph in graphs:
         cycles = sccs(graph)
         edges = sum(len(v) for v in graph.values())
         print(f"\n## import cycles, {title}: {len(graph)} nodes, {edges} edges, {len(cycles)} cycles")
         for c in cycles:
             print(f"  {len(c)} in a cycle: {', '.join(c)}")
+            failures.append(f"{title}: a cycle of {len(c)}: {', '.join(c)}")
+    if failures:
+        print("\n## FAILED")
+        for f in failures:
+            print(f"  {f}")
+        sys.exit(1)
+    print("\nok: no import cycles, no file or folder past its limit")
 
 
 if __name__ == "__main__":

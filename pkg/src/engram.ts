@@ -16,28 +16,28 @@
 import { loadCore } from "./core.js";
 import { defaultEmbedder } from "./embed/static.js";
 import { Vectors } from "./embed/vectors.js";
-import type { Extractor } from "./extract/llm.js";
-import { Learner, type LearnReport } from "./learn.js";
+import type { Extractor } from "./knowledge/extract/llm.js";
+import { Learner, type LearnReport } from "./knowledge/learn.js";
 import { EngramInputError } from "./errors.js";
-import { Episodes } from "./consolidate.js";
-import { Documents } from "./documents.js";
-import { Library } from "./library.js";
-import { Procedures } from "./procedures.js";
-import { Knowledge } from "./knowledge.js";
-import { Lifetime, type Listener } from "./lifetime.js";
+import { Episodes } from "./consolidate/episodes.js";
+import { Documents } from "./archive/documents.js";
+import { Library } from "./archive/library.js";
+import { Procedures } from "./knowledge/procedures.js";
+import { Knowledge } from "./knowledge/knowledge.js";
+import { Lifetime, type Listener } from "./store/lifetime.js";
 import type { ContextOptions, OpenOptions, RecallOptions } from "./options.js";
-import { Persistence, type OpenReport } from "./persist.js";
-import { Session } from "./session.js";
-import { sessionHooks } from "./session-hooks.js";
+import { Persistence, type OpenReport } from "./store/persist.js";
+import { Session } from "./store/session.js";
+import { sessionHooks } from "./store/session-hooks.js";
 import { SyncClient, type SyncReport } from "./sync/client.js";
 import { seedSync, syncHooks } from "./sync/hooks.js";
 import { importEncryptionKey } from "./encryption.js";
-import { encryptedStore } from "./storage/encrypted.js";
-import { MemoryStorage } from "./storage/memory.js";
-import type { StorageAdapter } from "./storage/types.js";
+import { encryptedStore } from "./store/encrypted.js";
+import { MemoryStorage } from "./store/memory.js";
+import type { StorageAdapter } from "./store/types.js";
 import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
-import { WriterLock } from "./writer-lock.js";
-import { Writer, checkText, type Written } from "./write.js";
+import { WriterLock } from "./store/writer-lock.js";
+import { Writer, checkText, type Written } from "./write/remember.js";
 
 /** A user's memory. Create with {@link Engram.open}. */
 export class Engram {

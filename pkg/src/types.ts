@@ -281,3 +281,15 @@ export interface ChunkHit {
   /** True for a chunk of the tenant's library (`engram.library`), false for the user's own. */
   shared: boolean;
 }
+
+/** What the core wrote for a batch. */
+export interface Written {
+  turns: string[];
+  remembered: WriteOutcome[];
+  /**
+   * The episode written for the session before the turns joined it, when it had idled past
+   * its TTL (with `consolidation.episodes`): it summarises what was said before the pause,
+   * and is rewritten abstractively in the background like the episode of `session.end()`.
+   */
+  episode: string | null;
+}

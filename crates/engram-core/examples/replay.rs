@@ -5,7 +5,7 @@
 //! `cargo run --release -p engram-core --example replay -- <o200k_base.engtok>`
 //! (`scripts/demo.sh` exports the table first.)
 
-use engram_core::decay::DAY_MS;
+use engram_core::read::decay::DAY_MS;
 use engram_core::{
     Bpe, Config, ContextRequest, Engram, Kind, ListFilter, MemoryInput, ProcedureInput, RecallQuery, Scope, Tokenizer, Turn,
 };

@@ -2,7 +2,7 @@
 //! date: a compacted episode's month, a query that names a day. H. Hinnant's algorithms,
 //! exact for every day count an `i64` of milliseconds can hold.
 
-pub use crate::decay::DAY_MS;
+pub use crate::read::decay::DAY_MS;
 use crate::hlc::Millis;
 
 /// The months' English names, lowercased, January first.

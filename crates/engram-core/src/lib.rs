@@ -22,11 +22,13 @@
 //!
 //! [`Engram`] is one replica's memory (every user's records, sessions and graph); the SDK's
 //! `Engram` class owns one through the wasm binding, whose handle class is `EngramHandle`.
-//! The [`engram`] module is `Engram`'s implementation, split by concern: a
-//! [partition](engram::partition) is one user's state and merges that user's ops, a
-//! [session](engram::session) is one conversation's working memory. An [op](ops) is one
-//! replicated change, a [frame](codec::frames) one sync message, a snapshot the whole state
-//! as bytes (README, "Names").
+//! The [`engram`] module holds only its state; its methods live in the folders named by what
+//! happens to a memory (docs/architecture.md): [`write`] (the pipeline in), [`store`] (a
+//! [partition](store::partition) is one user's state and merges that user's ops, a
+//! [session](store::session) one conversation's working memory, an [op](store::ops) one
+//! replicated change), [`read`] (recall), [`index`], [`context`] (the prompt under a token
+//! budget), [`knowledge`] (facts, graph, procedures), [`consolidate`] and [`sync`]. A
+//! [frame](codec::frames) is one sync message, a snapshot the whole state as bytes.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
@@ -34,21 +36,22 @@
 pub mod archive;
 pub mod calendar;
 pub mod codec;
-pub mod decay;
+pub mod config;
+pub mod consolidate;
+pub mod context;
 pub mod embed;
 pub mod engram;
 pub mod error;
-pub mod extract;
-pub mod graph;
 pub mod hlc;
-pub mod lexical;
+pub mod index;
+pub mod knowledge;
 pub mod model;
-pub mod ops;
 pub mod pii;
-pub mod router;
+pub mod read;
+pub mod store;
+pub mod sync;
 pub mod text;
-pub mod tokens;
-pub mod vector;
+pub mod write;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod no_os_random;
@@ -57,21 +60,22 @@ pub mod testing;
 
 pub use archive::{ChunkHit, Document, DocumentInput};
 pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
-pub use decay::Decay;
-pub use engram::resolution::{reliability, ConflictPolicy, Resolution};
-pub use engram::context::{Context, ContextRequest};
-pub use engram::procedures::{Procedure, ProcedureInput};
-pub use engram::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
-pub use engram::sync::Applied;
-pub use ops::{Op, OpBody};
-pub use engram::prepare::{Committed, Prepared, WriteBatch};
-pub use engram::working::Turn;
-pub use engram::{ChannelWeights, Config, EmbedderInfo, Engram, ListFilter};
+pub use config::{ChannelWeights, Config};
+pub use context::build::{Context, ContextRequest};
+pub use context::tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
+pub use engram::{EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
+pub use index::vector::Precision;
+pub use knowledge::procedures::{Procedure, ProcedureInput};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome, LIBRARY_USER, PROCEDURES_USER};
-pub use tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};
-pub use vector::Precision;
+pub use read::decay::Decay;
+pub use read::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};
+pub use store::ops::{Op, OpBody};
+pub use store::working::Turn;
+pub use sync::merge::Applied;
+pub use write::prepare::{Committed, Prepared, WriteBatch};
+pub use write::resolution::{reliability, ConflictPolicy, Resolution};
 
 /// The README's quick example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -32,8 +32,8 @@ pub fn same_substance(a: &str, b: &str) -> bool {
     if numbers(a) != numbers(b) || negated(a) != negated(b) {
         return false;
     }
-    let ta: std::collections::BTreeSet<String> = crate::lexical::terms::terms(a).into_iter().collect();
-    let tb: std::collections::BTreeSet<String> = crate::lexical::terms::terms(b).into_iter().collect();
+    let ta: std::collections::BTreeSet<String> = crate::index::lexical::terms::terms(a).into_iter().collect();
+    let tb: std::collections::BTreeSet<String> = crate::index::lexical::terms::terms(b).into_iter().collect();
     let union = ta.union(&tb).count();
     union == 0 || 2 * ta.intersection(&tb).count() >= union
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use engram_core::graph::{EntityRef, Relation};
+use engram_core::knowledge::graph::{EntityRef, Relation};
 use engram_core::{Kind, MemoryInput, Turn};
 use mongodb::bson::{doc, Document};
 use serde_json::Value;

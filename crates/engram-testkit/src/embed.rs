@@ -2,7 +2,7 @@
 //! into `dim` signed buckets. Texts sharing words get high cosine; it is not semantic,
 //! which is why the real default embedder has its own issue.
 
-use engram_core::lexical::terms::terms;
+use engram_core::index::lexical::terms::terms;
 
 /// Hash `text` into a `dim`-dimensional vector (never all-zero).
 pub fn hashed_embedding(text: &str, dim: usize) -> Vec<f32> {

@@ -5,8 +5,8 @@
 //! type the SDK declares, and the string values of each enum). Enum lists are checked by
 //! `match`es without a wildcard, so a new variant does not compile until it is listed here.
 
-use engram_core::engram::resolution::Resolution;
-use engram_core::graph::{Entity, EntityRef, GraphAnswer, GraphQuery};
+use engram_core::write::resolution::Resolution;
+use engram_core::knowledge::graph::{Entity, EntityRef, GraphAnswer, GraphQuery};
 use engram_core::pii::{PiiKind, Sealed};
 use engram_core::{
     ChunkHit, Config, Context, Document, DocumentInput, Engram, FactKey, Hit, Kind, Layer, ListFilter, MemoryInput, Recall, Record, RouteName, Scope, ScoreParts, Sensitivity,

@@ -14,8 +14,8 @@
 
 use std::collections::VecDeque;
 
-use engram_core::engram::consolidate::{episode_id, Compaction, Compression, Consolidation, Episodes, Folded, Patterns};
-use engram_core::graph::{EntityRef, Relation};
+use engram_core::consolidate::{episode_id, Compaction, Compression, Consolidation, Episodes, Folded, Patterns};
+use engram_core::knowledge::graph::{EntityRef, Relation};
 use engram_core::{Engram, Config, MemoryInput, Op, Scope, Turn};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

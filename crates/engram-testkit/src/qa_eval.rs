@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use engram_core::embed::{BertConfig, BertEmbedder, StaticEmbedder};
-use engram_core::lexical::terms::is_cjk;
+use engram_core::index::lexical::terms::is_cjk;
 use engram_core::{ChannelWeights, Config, Engram, MemoryInput, RecallQuery, Scope};
 
 /// Where the committed table lives.

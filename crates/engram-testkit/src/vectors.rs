@@ -4,7 +4,7 @@
 //! so a change to any format shows as a changed vector in review.
 
 use engram_core::codec::frames::{encode_frames, Frame};
-use engram_core::graph::{EntityRef, Relation};
+use engram_core::knowledge::graph::{EntityRef, Relation};
 use engram_core::{encode_ops, Config, Engram, ListFilter, MemoryInput, Scope, Turn};
 
 /// The replica id (and the only source of variation): recorded in the manifest.

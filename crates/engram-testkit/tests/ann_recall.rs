@@ -1,7 +1,7 @@
 //! The HNSW main index + exact delta + tombstones, against brute force on seeded
 //! clustered data: recall@10 ≥ 0.95.
 
-use engram_core::vector::{AnnParams, Precision, VectorIndex};
+use engram_core::index::vector::{AnnParams, Precision, VectorIndex};
 use engram_testkit::{brute_force_top_k, clustered_vectors};
 
 fn recall_at_10(ix: &VectorIndex, data: &[Vec<f32>], live: &[bool], queries: &[Vec<f32>]) -> f64 {

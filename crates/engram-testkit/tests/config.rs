@@ -2,8 +2,8 @@
 //! error, and a store restored from a snapshot takes the caller's settings over the ones
 //! it was saved with — except the precision its vectors are stored at.
 
-use engram_core::decay::{Decay, DAY_MS};
-use engram_core::vector::Precision;
+use engram_core::read::decay::{Decay, DAY_MS};
+use engram_core::index::vector::Precision;
 use engram_core::{ChannelWeights, Config, Engram, Error, MemoryInput, RecallQuery, Scope};
 
 const T0: i64 = 1_764_000_000_000;

@@ -2,7 +2,7 @@
 //! threshold, keeping key events; sessions that end or idle leave an `Episode` memory
 //! citing their turns. Both deterministic, synced as ops, converging, undone by forgetting.
 
-use engram_core::engram::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded, UPTO_PREFIX};
+use engram_core::consolidate::{episode_id, Compression, Consolidation, Episodes, Folded, UPTO_PREFIX};
 use engram_core::{Config, ContextRequest, Engram, Kind, Layer, ListFilter, OpBody, RecallQuery, Scope, Turn, WriteBatch};
 use engram_testkit::{corpus, tables};
 
@@ -368,7 +368,7 @@ fn replicas_that_consolidate_converge_over_a_lossy_network() {
 
 #[test]
 fn a_poisoned_turn_stays_data_after_it_is_summarised_and_made_an_episode() {
-    use engram_core::engram::render::{CLOSE, OPEN};
+    use engram_core::context::render::{CLOSE, OPEN};
     let on = Consolidation { compression: Some(Compression { threshold_tokens: 20, ..Compression::default() }), episodes: Some(Episodes::default()), ..Consolidation::default() };
     let mut e = engine(Config { recent_turns: 2, ..Config::default() }, on);
     let s = Scope::user("acme", "ana").with_session("s1");

@@ -1,9 +1,9 @@
 //! A query that names a date ("on May 3, 2023", "in August 2023", "three days ago", "last
 //! month") recalls what was said then above what was said another day in the same words
-//! (`engram::dated`); for a query that names none, the date channel ranks nothing.
+//! (`read::dated`); for a query that names none, the date channel ranks nothing.
 
 use engram_core::calendar::day_start;
-use engram_core::decay::DAY_MS;
+use engram_core::read::decay::DAY_MS;
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
 
 fn maria() -> Scope {

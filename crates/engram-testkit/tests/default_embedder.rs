@@ -2,7 +2,7 @@
 //! vectors, and on the chatterbot question → answer task the core's fusion of BM25 and the
 //! table beats each channel alone.
 
-use engram_core::lexical::terms::is_cjk;
+use engram_core::index::lexical::terms::is_cjk;
 use engram_testkit::qa_eval::{cosine, embed_task, evaluate, load_default_table, load_task, parity_rows, questions_in, Channels};
 
 #[test]

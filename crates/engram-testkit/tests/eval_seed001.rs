@@ -3,8 +3,8 @@
 //! summary past 100 tokens, episodes written).
 //! (The third, latency, is a benchmark: `cargo run --release -p engram-testkit --bin bench`.)
 
-use engram_core::engram::consolidate::{Compression, Consolidation, Episodes};
-use engram_core::engram::render::{CLOSE, OPEN};
+use engram_core::consolidate::{Compression, Consolidation, Episodes};
+use engram_core::context::render::{CLOSE, OPEN};
 use engram_core::{Config, ContextRequest, Engram, Kind, MemoryInput, ProcedureInput, Scope, Source, Turn};
 use engram_testkit::{corpus, embed::hashed_embedding, tables};
 

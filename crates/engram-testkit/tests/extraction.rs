@@ -1,7 +1,7 @@
 //! The rule-based extractor on seed 003's conversation and on statement types it must
 //! (and must not) turn into memories.
 
-use engram_core::extract::extract;
+use engram_core::knowledge::extract::extract;
 use engram_core::{Config, Engram, Kind, ListFilter, Scope};
 
 const T0: i64 = 1_764_000_000_000;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use engram_core::graph::{norm, EntityRef, GraphQuery, Relation};
+use engram_core::knowledge::graph::{norm, EntityRef, GraphQuery, Relation};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -14,7 +14,7 @@ fn user() -> Scope {
     Scope::user("t", "pm")
 }
 
-fn names(a: &engram_core::graph::GraphAnswer) -> Vec<String> {
+fn names(a: &engram_core::knowledge::graph::GraphAnswer) -> Vec<String> {
     a.entities.iter().map(|e| e.name.clone()).collect()
 }
 

@@ -3,9 +3,9 @@
 //! written only through the library API (the user documents' own write path), and are
 //! searched beside each user's own documents, ranked together, each hit saying it is shared.
 
-use engram_core::engram::render::{CLOSE, OPEN};
-use engram_core::ops::{Op, OpBody};
-use engram_core::engram::prepare::WriteBatch;
+use engram_core::context::render::{CLOSE, OPEN};
+use engram_core::store::ops::{Op, OpBody};
+use engram_core::write::prepare::WriteBatch;
 use engram_core::{decode_ops, encode_ops, Config, ContextRequest, DocumentInput, Engram, Kind, MemoryInput, ProcedureInput, RecallQuery, Record, Scope, UserKey};
 
 use engram_testkit::embed::hashed_embedding;

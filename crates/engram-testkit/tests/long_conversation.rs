@@ -42,7 +42,7 @@ fn months_of_conversation_are_recalled_as_well_as_one_moment_of_it_and_better_th
 
 #[test]
 fn consolidation_keeps_recall_of_real_sessions_while_it_folds_turns_and_writes_episodes() {
-    use engram_core::engram::consolidate::{Compression, Consolidation, Episodes, Folded};
+    use engram_core::consolidate::{Compression, Consolidation, Episodes, Folded};
     let Some(samples) = samples() else { return };
     let table = load_default_table();
     let embed = |t: &str| table.embed(t);

@@ -3,7 +3,7 @@
 //! compaction of old episodes into one per month. Deterministic, synced as ops,
 //! converging, undone by forgetting; keyed facts are never compacted away.
 
-use engram_core::engram::consolidate::{
+use engram_core::consolidate::{
     compacted_id, episode_id, month_of, pattern_id, Compaction, Consolidation, Episodes, Folded, Patterns, COMPACTED_TAG,
 };
 use engram_core::{Config, Engram, Kind, ListFilter, MemoryInput, RecallQuery, Record, Scope, Turn};

@@ -2,8 +2,8 @@
 //! tenant's own partition, are written only through the procedure API, and are the only
 //! thing a context renders as instructions.
 
-use engram_core::engram::render::{CLOSE, OPEN};
-use engram_core::ops::{Op, OpBody};
+use engram_core::context::render::{CLOSE, OPEN};
+use engram_core::store::ops::{Op, OpBody};
 use engram_core::{decode_ops, encode_ops, Config, ContextRequest, Engram, Kind, Layer, ListFilter, MemoryInput, ProcedureInput, RecallQuery, Scope, Source, UserKey};
 use engram_testkit::tables;
 

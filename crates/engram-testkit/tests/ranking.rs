@@ -4,7 +4,7 @@
 //! ones (at `rrf_k` 60 the first two tests below fail: the weight overturned the ranking),
 //! and decay's time factor stops at `RANKING_FLOOR`, so no age buries a best match.
 
-use engram_core::decay::{DAY_MS, RANKING_FLOOR};
+use engram_core::read::decay::{DAY_MS, RANKING_FLOOR};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope};
 
 const T0: i64 = 1_764_000_000_000;

@@ -87,9 +87,9 @@ proptest! {
 
     #[test]
     fn the_heuristic_estimate_truncates_within_its_own_budget(s in "\\PC{0,120}", max in 0usize..40) {
-        let (prefix, n) = engram_core::tokens::heuristic::truncate(&s, max);
+        let (prefix, n) = engram_core::context::tokens::heuristic::truncate(&s, max);
         prop_assert!(n <= max && s.starts_with(prefix));
-        prop_assert_eq!(engram_core::tokens::heuristic::estimate(prefix), n);
+        prop_assert_eq!(engram_core::context::tokens::heuristic::estimate(prefix), n);
     }
 }
 

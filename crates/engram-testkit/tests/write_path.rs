@@ -1,7 +1,7 @@
 //! The write path end to end: dedup, near-duplicates, supersession with audit, decay,
 //! TTL, and typed refusals of bad input.
 
-use engram_core::decay::{DAY_MS, RANKING_FLOOR};
+use engram_core::read::decay::{DAY_MS, RANKING_FLOOR};
 use engram_core::{Config, Engram, Error, ListFilter, MemoryInput, RecallQuery, Scope, WriteAction};
 use engram_testkit::embed::hashed_embedding;
 

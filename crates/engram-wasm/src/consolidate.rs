@@ -1,7 +1,7 @@
-//! Binding of consolidation (`engram_core::engram::consolidate`): its settings, ending a
+//! Binding of consolidation (`engram_core::consolidate`): its settings, ending a
 //! session, episodes. A further `impl` block of the same [`EngramHandle`] handle.
 
-use engram_core::engram::consolidate::Consolidation;
+use engram_core::consolidate::Consolidation;
 use engram_core::Scope;
 use wasm_bindgen::prelude::*;
 

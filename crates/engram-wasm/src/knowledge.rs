@@ -1,7 +1,7 @@
 //! Binding of the knowledge side of `Engram`: the graph, conflict reviews and reversible
 //! redaction. A second `impl` block of the same [`EngramHandle`] handle.
 
-use engram_core::graph::{EntityRef, GraphQuery, Relation};
+use engram_core::knowledge::graph::{EntityRef, GraphQuery, Relation};
 use engram_core::pii::RedactionKey;
 use engram_core::{Resolution, Scope};
 use wasm_bindgen::prelude::*;

@@ -7,7 +7,9 @@
 //! The npm package `engram` (in `pkg/`) wraps this in an async, IO-owning SDK.
 
 mod archive;
+mod bytes;
 mod consolidate;
+mod context;
 mod embedder;
 mod error;
 mod frames;
@@ -15,6 +17,9 @@ mod handle;
 mod knowledge;
 mod opaque;
 mod procedures;
+mod read;
+mod store;
+mod sync;
 mod tokens;
 mod write;
 

@@ -1,4 +1,4 @@
-//! Binding of `engram_core::tokens`: an exact tokenizer built from a rank-table file.
+//! Binding of `engram_core::context::tokens`: an exact tokenizer built from a rank-table file.
 
 use std::sync::Arc;
 

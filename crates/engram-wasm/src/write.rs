@@ -1,4 +1,4 @@
-//! Binding of the write pipeline (`engram_core::engram::prepare`): `prepare` checks and
+//! Binding of the write pipeline (`engram_core::write::prepare`): `prepare` checks and
 //! redacts a batch and names the texts to embed; the SDK embeds them (asynchronously) and
 //! calls `commit` with the vectors. One crossing each.
 //!
@@ -12,9 +12,6 @@ use wasm_bindgen::prelude::*;
 
 use crate::handle::{millis, EngramHandle};
 use crate::error::{from_js, invalid, string, to_js, to_plain};
-
-/// A batch waiting for its vectors, and the id `commit` must name.
-pub(crate) type Waiting = Option<(u32, Prepared)>;
 
 #[derive(serde::Serialize)]
 struct PreparedOut<'a> {

@@ -7,7 +7,7 @@
  */
 import { loadCore, StaticEmbedderCore, type CoreStaticEmbedder } from "../core.js";
 import { EngramIoError, fromCore } from "../errors.js";
-import { readSource, type TableSource } from "../tokens.js";
+import { readSource, type TableSource } from "../context/tokens.js";
 import type { Embedder } from "./types.js";
 import { splitRows } from "./vectors.js";
 

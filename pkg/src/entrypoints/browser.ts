@@ -14,7 +14,7 @@
  */
 import { setWasmSource } from "../core.js";
 import { EngramInputError, EngramIoError } from "../errors.js";
-import { setTableLocator, type EncodingName } from "../tokens.js";
+import { setTableLocator, type EncodingName } from "../context/tokens.js";
 import { setEmbedTableLocator } from "../embed/static.js";
 
 /** Progress of one asset's download: `total` is 0 when the server sent no length; `cached` when read from the Cache API. */

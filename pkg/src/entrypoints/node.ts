@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { setWasmSource } from "../core.js";
-import { setTableLocator } from "../tokens.js";
+import { setTableLocator } from "../context/tokens.js";
 import { setEmbedTableLocator } from "../embed/static.js";
 
 setWasmSource(() => readFileSync(new URL("../../wasm/engram_wasm_bg.wasm", import.meta.url)));
@@ -18,4 +18,4 @@ setTableLocator(async (enc) => new Uint8Array(await readFile(TABLES[enc]())));
 setEmbedTableLocator(async () => new Uint8Array(await readFile(new URL("../../assets/minilm-l6-v2-static-256.engemb", import.meta.url))));
 
 export * from "../index.js";
-export { NodeFileStorage } from "../storage/node-file.js";
+export { NodeFileStorage } from "../store/node-file.js";

@@ -10,7 +10,7 @@
 // @ts-ignore -- resolved by wrangler/workerd as a CompiledWasm module
 import wasmModule from "../../wasm/engram_wasm_bg.wasm";
 import { setWasmSource } from "../core.js";
-import { setTableLocator, type EncodingName } from "../tokens.js";
+import { setTableLocator, type EncodingName } from "../context/tokens.js";
 import { setEmbedTableLocator } from "../embed/static.js";
 
 setWasmSource(() => wasmModule as WebAssembly.Module);

@@ -10,7 +10,7 @@
  * @module
  */
 import { EngramError, EngramInputError, EngramIoError } from "../errors.js";
-import type { OutboxBatch } from "../persist.js";
+import type { OutboxBatch } from "../store/persist.js";
 import { decodeFrames, encodeFrames } from "./frames.js";
 
 /** Where and how to sync. */

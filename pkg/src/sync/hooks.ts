@@ -4,8 +4,8 @@
  * at rest, what leaves has opaque texts and what arrives is decrypted first (`opaque.ts`).
  * @module
  */
-import type { Lifetime } from "../lifetime.js";
-import type { OpenReport, Persistence } from "../persist.js";
+import type { Lifetime } from "../store/lifetime.js";
+import type { OpenReport, Persistence } from "../store/persist.js";
 import type { Scope } from "../types.js";
 import { TENANT_LOGS, type Cursors, type SyncErrorEvent, type SyncEvent, type SyncHooks, type TenantLog } from "./client.js";
 import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";

@@ -18,8 +18,8 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::lexical::terms::is_cjk;
-use crate::tokens::Tokenizer;
+use crate::index::lexical::terms::is_cjk;
+use crate::context::tokens::Tokenizer;
 
 /// The smallest chunk budget: room for any single character (at most 4 byte tokens).
 pub const MIN_CHUNK_TOKENS: usize = 8;

@@ -26,12 +26,12 @@
 //! ```
 
 use crate::archive::{Document, DocumentInput};
-use crate::engram::prepare::{Prepared, WriteBatch};
+use crate::write::prepare::{Prepared, WriteBatch};
 use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Kind, Scope, UserKey};
-use crate::ops::OpBody;
+use crate::store::ops::OpBody;
 
 impl Engram {
     /// Check, redact and chunk documents for `tenant`'s library and say which chunks need

@@ -26,6 +26,7 @@
 pub mod chunk;
 pub mod library;
 pub mod manifest;
+pub(crate) mod ready;
 mod search;
 pub(crate) mod store;
 

@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use crate::archive::document_of_chunk;
 use crate::archive::manifest::Manifest;
-use crate::engram::partition::Partition;
-use crate::engram::recall::{choose, fuse, tied_ranks, Hit, RecallQuery, ScoreParts, LEXICAL_TIE, VECTOR_TIE};
+use crate::store::partition::Partition;
+use crate::read::ranks::{tied_ranks, LEXICAL_TIE, VECTOR_TIE};
+use crate::read::recall::{choose, fuse, Hit, RecallQuery, ScoreParts};
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;

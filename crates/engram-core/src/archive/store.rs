@@ -6,53 +6,20 @@
 
 use std::collections::BTreeSet;
 
-use crate::archive::chunk::{chunk, Span};
+use crate::archive::chunk::chunk;
 use crate::archive::manifest::Manifest;
+use crate::archive::ready::ReadyDocument;
 use crate::archive::{document_of_chunk, document_record_id, Document, DocumentInput, CHUNK_OVERLAP, CHUNK_TOKENS, MAX_CHUNKS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_FIELD, MAX_DOCUMENT_ID};
-use crate::engram::prepare::WriteBatch;
-use crate::engram::partition::Partition;
+use crate::write::prepare::WriteBatch;
+use crate::store::partition::Partition;
 use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::{Millis, Stamp};
 use crate::model::limits::{check_at_most, check_id, check_tags, check_text};
 use crate::model::{Kind, Record, Scope, Sensitivity, UserKey};
-use crate::ops::{Op, OpBody};
-use crate::pii::{Sealed, Scrubbed};
+use crate::store::ops::{Op, OpBody};
+use crate::pii::Scrubbed;
 use crate::text::content_hash;
-
-/// A checked, redacted, chunked document waiting for the vectors of its new chunks.
-#[derive(Debug, Clone)]
-pub(crate) struct ReadyDocument {
-    id: String,
-    tags: Vec<String>,
-    manifest: Manifest,
-    /// The redacted text the spans cut.
-    text: String,
-    spans: Vec<Span>,
-    /// The record id of each span's chunk.
-    ids: Vec<String>,
-    sealed: Vec<Sealed>,
-    /// Vectors of chunks, by span (filled by `commit`).
-    pub(crate) vectors: Vec<Option<Vec<f32>>>,
-}
-
-impl ReadyDocument {
-    /// The text of chunk `i`.
-    pub(crate) fn chunk_text(&self, i: usize) -> &str {
-        let s = self.spans[i];
-        &self.text[s.start..s.end]
-    }
-
-    /// The chunks that are not stored yet with this text (so need vectors), by span index:
-    /// each distinct chunk once.
-    pub(crate) fn new_chunks(&self, part: Option<&Partition>) -> Vec<usize> {
-        let mut seen = BTreeSet::new();
-        (0..self.spans.len())
-            .filter(|&i| seen.insert(self.ids[i].as_str()))
-            .filter(|&i| !part.and_then(|p| p.get(&self.ids[i])).is_some_and(|r| r.is_current() && r.text == self.chunk_text(i)))
-            .collect()
-    }
-}
 
 impl Engram {
     /// Add or replace one document (see [`crate::archive`]): one [`Engram::prepare`] and

@@ -9,7 +9,7 @@ pub mod snapshot;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::ops::Op;
+use crate::store::ops::Op;
 use crate::error::{Error, Result};
 
 /// Current format version of snapshots and op batches.

@@ -97,8 +97,9 @@ pub fn join(batch: &[u8], outgoing: bool, parts: &[Vec<u8>]) -> Result<Vec<u8>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engram::working::Turn;
-    use crate::engram::{Config, Engram};
+    use crate::store::working::Turn;
+    use crate::config::Config;
+    use crate::engram::Engram;
     use crate::model::{MemoryInput, Scope};
 
     /// A batch of every kind of op: personal records with and without vectors, a public

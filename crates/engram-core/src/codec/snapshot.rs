@@ -11,16 +11,16 @@ use serde::{Deserialize, Serialize};
 use crate::codec::{check_source, seal_into, ByteSink, ByteSource, HEADER, PIECE, SNAPSHOT_MAGIC};
 #[cfg(test)]
 use crate::codec::seal;
-use crate::engram::config::Config;
-use crate::engram::partition::{Partition, Session};
-use crate::ops::Op;
+use crate::config::Config;
+use crate::store::partition::{Partition, Session};
+use crate::store::ops::Op;
 use crate::engram::{EmbedderInfo, Engram};
 use crate::error::{Error, Result};
-use crate::graph::Graph;
+use crate::knowledge::graph::Graph;
 use crate::hlc::{Hlc, Stamp};
 use crate::model::{Record, UserKey};
-use crate::tokens::Tokenizer;
-use crate::vector::unit;
+use crate::context::tokens::Tokenizer;
+use crate::index::vector::unit;
 
 const WHAT: &str = "snapshot";
 
@@ -284,7 +284,7 @@ impl Serialize for RecordsOut<'_> {
 mod tests {
     use super::*;
     use crate::model::{MemoryInput, Scope};
-    use crate::engram::working::Turn;
+    use crate::store::working::Turn;
 
     fn busy_engine() -> Engram {
         let mut e = Engram::new(Config::default(), 7);

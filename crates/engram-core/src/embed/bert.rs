@@ -9,7 +9,7 @@
 use crate::embed::safetensors::Tensors;
 use crate::embed::wordpiece::WordPiece;
 use crate::error::{Error, Result};
-use crate::vector::kernel::{dot, dot4};
+use crate::index::vector::kernel::{dot, dot4};
 
 fn bad(reason: impl Into<String>) -> Error {
     Error::EmbedModel(reason.into())

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engram::resolution::Resolution;
+use crate::write::resolution::Resolution;
 use crate::hlc::Millis;
 use crate::model::record::{FactKey, Kind, Layer, Sensitivity, Source};
 use crate::pii::PiiKind;

@@ -11,7 +11,7 @@ use futures_util::TryStreamExt;
 
 use super::{owner, Store};
 use crate::error::ApiResult;
-use engram_core::graph::norm;
+use engram_core::knowledge::graph::norm;
 use engram_core::UserKey;
 
 /// Deepest multi-hop query served.

@@ -10,7 +10,7 @@ use futures_util::TryStreamExt;
 
 use super::{owner, stamp_key, Store};
 use crate::error::{ApiError, ApiResult};
-use engram_core::graph::norm;
+use engram_core::knowledge::graph::norm;
 use engram_core::archive::{document_of_chunk, manifest::Manifest};
 use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
 

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use engram_core::engram::prepare::WriteBatch;
+use engram_core::write::prepare::WriteBatch;
 use engram_core::{Config, ContextRequest, DocumentInput, Engram, MemoryInput, RecallQuery, Scope};
 use engram_testkit::cli::{arg, pct};
 use engram_testkit::{corpus, embed::hashed_embedding, tables};

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use engram_core::engram::consolidate::{Compaction, Compression, Consolidation, Episodes, Patterns};
+use engram_core::consolidate::{Compaction, Compression, Consolidation, Episodes, Patterns};
 use engram_core::{Config, ContextRequest, Engram, MemoryInput, Precision, RecallQuery, Scope, Turn};
 use engram_testkit::cli::{arg, pct};
 use engram_testkit::{brute_force_top_k, clustered_vectors_spread, corpus, tables};

@@ -10,7 +10,7 @@
 //! episodes, an episode hit credited with nothing or with the turns it cites); skips (exit 0)
 //! with a message when the data is absent.
 
-use engram_core::engram::consolidate::{Compression, Consolidation, Episodes, Folded};
+use engram_core::consolidate::{Compression, Consolidation, Episodes, Folded};
 use engram_core::Config;
 use engram_testkit::locomo::{self, Measures, CUTS};
 use engram_testkit::qa_eval::{load_default_table, load_minilm};

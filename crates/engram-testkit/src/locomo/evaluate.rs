@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use engram_core::calendar::DAY_MS;
-use engram_core::engram::consolidate::{Consolidation, CITES_PREFIX};
-use engram_core::engram::dated::named_period;
+use engram_core::consolidate::{Consolidation, CITES_PREFIX};
+use engram_core::read::dated::named_period;
 use engram_core::model::{Kind, Record};
 use engram_core::{Config, Engram, MemoryInput, RecallQuery, Scope, Turn};
 
@@ -45,9 +45,9 @@ pub fn evaluate(samples: &[LocomoSample], config: &Config, embed: Option<Embed>,
                 run.misses.push(lines.join("\n"));
             }
             // The speakers' names are left out on both sides: every line carries one.
-            let said_terms = |id: &str| s.turns.iter().find(|t| t.dia_id == id).map_or(Vec::new(), |t| engram_core::lexical::terms::index_terms(&t.text));
-            let names: Vec<String> = s.turns.iter().flat_map(|t| engram_core::lexical::terms::index_terms(&t.speaker)).collect();
-            let asked: Vec<String> = engram_core::lexical::terms::index_terms(&q.question).into_iter().filter(|t| !names.contains(t)).collect();
+            let said_terms = |id: &str| s.turns.iter().find(|t| t.dia_id == id).map_or(Vec::new(), |t| engram_core::index::lexical::terms::index_terms(&t.text));
+            let names: Vec<String> = s.turns.iter().flat_map(|t| engram_core::index::lexical::terms::index_terms(&t.speaker)).collect();
+            let asked: Vec<String> = engram_core::index::lexical::terms::index_terms(&q.question).into_iter().filter(|t| !names.contains(t)).collect();
             run.unmatched_evidence.1 += q.evidence.len();
             let unmatched = |e: &String| !said_terms(e).iter().any(|t| asked.contains(t));
             let near_match = |e: &String| {

@@ -1,0 +1,317 @@
+/**
+ * Durable state through a {@link StorageAdapter}: an op log (one key per batch of core
+ * ops) plus two generations of snapshots. Opening loads the newest snapshot that passes
+ * its checksum and replays the ops after it (replay is idempotent); a corrupt snapshot
+ * falls back to the previous generation, so compaction never makes data unrecoverable.
+ *
+ * With sync, every local batch is also kept in `outbox/` until the origin accepts it, with
+ * the frame id its writer gave it (`<replica>-<seq>`): the replica id is new on every open
+ * and never stored, so two copies of a store never share ids, and a resend after a restart
+ * is still recognised. `meta/sync-seeded` records that the store's whole state was queued
+ * once (see `Engram`'s first sync of a store with history).
+ * @module
+ */
+import { EngramHandle, type CoreHandle } from "../core.js";
+import { fromCore } from "../errors.js";
+import type { StorageAdapter } from "./types.js";
+
+const SEQ_DIGITS = 16;
+const HEADER = 16;
+
+/** What opening found in storage. */
+export interface OpenReport {
+  snapshot: "current" | "previous" | "none";
+  replayedBatches: number;
+  corrupt: string[];
+  /**
+   * The storage says its database was deleted behind engram's back since it was last
+   * opened (see {@link StorageAdapter.discarded}): the store opened empty because what it
+   * held is gone, not because it is new. With sync, the next pull brings back what the
+   * origin had accepted.
+   */
+  storageLost: boolean;
+}
+
+/** A local op batch not yet accepted by the origin. */
+export interface OutboxBatch {
+  seq: number;
+  /**
+   * The batch's frame id, `<replica>-<seq>` of the instance that wrote it — kept with the
+   * batch, so a resend after a restart (a new instance, a new replica id) is still the same
+   * batch to the origin.
+   */
+  id: string;
+  bytes: Uint8Array;
+}
+
+/** An outbox entry: `"ENGQ"`, u16 LE id length, the frame id (UTF-8), then the op batch. */
+const OUTBOX_MAGIC = [0x45, 0x4e, 0x47, 0x51]; // "ENGQ"
+
+export class Persistence {
+  private nextSeq = 1;
+  private batchesSinceSnapshot = 0;
+  /** Keep every local batch in `outbox/` until the origin accepts it (sync enabled). */
+  outbox = false;
+  private readonly replicaId = freshReplica();
+  private unseeded = false;
+  /** Set once on open from the adapter's {@link StorageAdapter.discarded}; every report carries it. */
+  storageLost = false;
+
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly prefix: string,
+    private readonly compactEvery: number,
+  ) {}
+
+  private key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+  private opKey(seq: number, dir = "ops"): string {
+    return this.key(`${dir}/${String(seq).padStart(SEQ_DIGITS, "0")}`);
+  }
+
+  /** A small JSON document stored beside the state (e.g. which embedder the store uses). */
+  async getMeta<T>(name: string): Promise<T | undefined> {
+    const b = await this.storage.get(this.key(`meta/${name}`));
+    return b ? (JSON.parse(new TextDecoder().decode(b)) as T) : undefined;
+  }
+
+  /** Store a meta document. */
+  async putMeta(name: string, value: unknown): Promise<void> {
+    await this.storage.put(this.key(`meta/${name}`), new TextEncoder().encode(JSON.stringify(value)));
+  }
+
+  /**
+   * The replica id of this open instance: random, new on every open and never stored, so
+   * that two instances (two processes, a copied store directory, a restart) never share an
+   * HLC stream or record ids. A snapshot's clock is restamped with it on load.
+   */
+  async replica(): Promise<number> {
+    return this.replicaId;
+  }
+
+  /** The replica id older versions stored, which names their outbox entries' frames. */
+  private async storedReplica(): Promise<number | undefined> {
+    const stored = await this.storage.get(this.key("replica"));
+    if (!stored || stored.length !== 8) return undefined;
+    const v = new DataView(stored.buffer, stored.byteOffset, 8);
+    return v.getUint32(0, true) + v.getUint32(4, true) * 2 ** 32;
+  }
+
+  /** Load the engine: newest valid snapshot + every op batch after it. */
+  async open(fresh: () => CoreHandle): Promise<{ handle: CoreHandle; report: OpenReport }> {
+    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost };
+    let handle: CoreHandle | undefined;
+    let base = 0;
+    for (const gen of ["current", "previous"] as const) {
+      // An encrypted value that fails its tag (storage/encrypted.ts) is corrupt like any other.
+      const bytes = await this.storage.get(this.key(`snapshot/${gen}`)).catch(corrupt);
+      if (!bytes) {
+        if (bytes === null) report.corrupt.push(`snapshot/${gen}`);
+        continue;
+      }
+      const seq = readHeader(bytes);
+      try {
+        if (seq === undefined) throw new Error("bad snapshot header");
+        handle = engineFromSnapshot(bytes.subarray(HEADER), this.replicaId);
+        base = seq;
+        report.snapshot = gen;
+        break;
+      } catch {
+        report.corrupt.push(`snapshot/${gen}`);
+      }
+    }
+    handle ??= fresh();
+    const keys = await this.storage.list(this.key("ops/"));
+    for (const k of keys) {
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (!Number.isFinite(seq)) continue;
+      this.nextSeq = Math.max(this.nextSeq, seq + 1);
+      if (seq <= base) continue;
+      const bytes = await this.storage.get(k).catch(corrupt);
+      try {
+        if (bytes === undefined) continue;
+        if (bytes === null) throw new Error("unreadable");
+        handle.applyOps(bytes);
+        report.replayedBatches++;
+      } catch {
+        report.corrupt.push(k.slice(this.prefix.length));
+      }
+    }
+    this.nextSeq = Math.max(this.nextSeq, base + 1);
+    // A batch may be in the outbox only (stopped between the two writes): never reuse its number.
+    for (const k of await this.storage.list(this.key("outbox/"))) {
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
+    }
+    this.batchesSinceSnapshot = report.replayedBatches;
+    return { handle, report };
+  }
+
+  /** Changes whenever this instance logs a batch (to tell other tabs). */
+  get logged(): number {
+    return this.nextSeq;
+  }
+
+  /**
+   * True when another writer of the same storage (a second tab) logged a batch this
+   * instance has not loaded: its op or outbox keys reach past our next sequence number.
+   */
+  async behind(): Promise<boolean> {
+    // A compaction may have removed every op key; it records the sequence it covered.
+    const compacted = await this.getMeta<{ seq: number }>("compacted");
+    if (compacted && compacted.seq >= this.nextSeq) return true;
+    for (const dir of ["ops/", "outbox/"]) {
+      const keys = await this.storage.list(this.key(dir));
+      const last = keys.length ? Number(keys[keys.length - 1].slice(-SEQ_DIGITS)) : 0;
+      if (Number.isFinite(last) && last >= this.nextSeq) return true;
+    }
+    return false;
+  }
+
+  /** Persist the ops the engine made since the last call. Durable when it resolves. */
+  async flush(handle: CoreHandle): Promise<void> {
+    let bytes: Uint8Array;
+    try {
+      bytes = handle.takePending();
+    } catch (e) {
+      throw fromCore(e);
+    }
+    if (bytes.length === 0) return;
+    const seq = this.nextSeq++;
+    // Outbox first: a batch in the log but not in the outbox would never reach the origin.
+    if (this.outbox) await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, bytes));
+    else if (!this.unseeded) {
+      // A change the origin will not get from the outbox: the next sync must seed the whole state.
+      await this.storage.delete(this.key(`meta/${SEEDED}`));
+      this.unseeded = true;
+    }
+    await this.storage.put(this.opKey(seq), bytes);
+    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(handle);
+  }
+
+  /** Log a batch received from the origin (already applied to `engine`; not pushed back). */
+  async append(handle: CoreHandle, bytes: Uint8Array): Promise<void> {
+    const seq = this.nextSeq++;
+    await this.storage.put(this.opKey(seq), bytes);
+    if (++this.batchesSinceSnapshot >= this.compactEvery) await this.compact(handle);
+  }
+
+  /**
+   * True until this store's whole state has been queued for the origin once: a store that
+   * had history before sync was configured (or was written without sync since) must push
+   * all of it, not only later changes.
+   */
+  async needsSeed(): Promise<boolean> {
+    return (await this.storage.get(this.key(`meta/${SEEDED}`))) === undefined;
+  }
+
+  /** Queue `stateOps` (the engine's whole state as op batches) for the origin, once. */
+  async seed(stateOps: Uint8Array | Uint8Array[] | undefined): Promise<void> {
+    for (const batch of stateOps === undefined ? [] : Array.isArray(stateOps) ? stateOps : [stateOps]) {
+      if (batch.length === 0) continue;
+      const seq = this.nextSeq++;
+      await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, batch));
+    }
+    await this.putMeta(SEEDED, { replica: this.replicaId });
+    this.unseeded = false;
+  }
+
+  private outboxEntry(seq: number, ops: Uint8Array): Uint8Array {
+    const id = new TextEncoder().encode(`${this.replicaId}-${seq}`);
+    const out = new Uint8Array(6 + id.length + ops.length);
+    out.set(OUTBOX_MAGIC, 0);
+    new DataView(out.buffer).setUint16(4, id.length, true);
+    out.set(id, 6);
+    out.set(ops, 6 + id.length);
+    return out;
+  }
+
+  /** Local batches the origin has not accepted yet, oldest first. */
+  async pendingOutbox(max: number): Promise<OutboxBatch[]> {
+    const out: OutboxBatch[] = [];
+    let legacy: number | undefined;
+    for (const k of (await this.storage.list(this.key("outbox/"))).slice(0, max)) {
+      const entry = await this.storage.get(k);
+      if (!entry) continue;
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (entry.length >= 6 && OUTBOX_MAGIC.every((b, i) => entry[i] === b)) {
+        const n = new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint16(4, true);
+        out.push({ seq, id: new TextDecoder().decode(entry.subarray(6, 6 + n)), bytes: entry.subarray(6 + n) });
+      } else {
+        // Written by an older version: the bare batch, named by the replica id it stored.
+        legacy ??= (await this.storedReplica()) ?? this.replicaId;
+        out.push({ seq, id: `${legacy}-${seq}`, bytes: entry });
+      }
+    }
+    return out;
+  }
+
+  /** Drop batches the origin accepted. */
+  async dropOutbox(seqs: number[]): Promise<void> {
+    for (const seq of seqs) await this.storage.delete(this.opKey(seq, "outbox"));
+  }
+
+  /** Write a new snapshot generation and drop ops the previous generation covers. */
+  async compact(handle: CoreHandle): Promise<void> {
+    const covered = this.nextSeq - 1;
+    const snap = handle.snapshot();
+    const current = await this.storage.get(this.key("snapshot/current"));
+    const prevSeq = current ? readHeader(current) : undefined;
+    if (current && prevSeq !== undefined) await this.storage.put(this.key("snapshot/previous"), current);
+    await this.storage.put(this.key("snapshot/current"), withHeader(covered, snap));
+    await this.putMeta("compacted", { seq: covered });
+    this.batchesSinceSnapshot = 0;
+    if (prevSeq !== undefined) {
+      for (const k of await this.storage.list(this.key("ops/"))) {
+        if (Number(k.slice(-SEQ_DIGITS)) <= prevSeq) await this.storage.delete(k);
+      }
+    }
+  }
+
+  /** Remove every key of this store. */
+  async wipe(): Promise<void> {
+    for (const k of await this.storage.list(this.prefix)) await this.storage.delete(k);
+  }
+}
+
+/** A value that exists but cannot be read (`CHECKSUM` from an encrypted store) is `null`; other storage errors stay errors. */
+function corrupt(e: unknown): null {
+  if ((e as { code?: unknown })?.code === "CHECKSUM") return null;
+  throw e;
+}
+
+/** The meta document that says the store's whole state was queued for the origin. */
+const SEEDED = "sync-seeded";
+
+/** A random replica id below 2^48 (exact in a JS number), never 0. */
+function freshReplica(): number {
+  const r = new Uint32Array(2);
+  crypto.getRandomValues(r);
+  return r[0] + (r[1] & 0xffff) * 2 ** 32 || 1;
+}
+
+/** Load a snapshot as the engine of replica `replica` (its clock kept, restamped with the id). */
+export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreHandle {
+  return EngramHandle.fromSnapshot(bytes, replica);
+}
+
+function withHeader(seq: number, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER + body.length);
+  const v = new DataView(out.buffer);
+  for (const at of [0, 8]) {
+    v.setUint32(at, seq % 2 ** 32, true);
+    v.setUint32(at + 4, Math.floor(seq / 2 ** 32), true);
+  }
+  out.set(body, HEADER);
+  return out;
+}
+
+/** The sequence number a snapshot covers; undefined when the two copies disagree. */
+function readHeader(bytes: Uint8Array): number | undefined {
+  if (bytes.length < HEADER) return undefined;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, HEADER);
+  const a = v.getUint32(0, true) + v.getUint32(4, true) * 2 ** 32;
+  const b = v.getUint32(8, true) + v.getUint32(12, true) * 2 ** 32;
+  return a === b ? a : undefined;
+}
