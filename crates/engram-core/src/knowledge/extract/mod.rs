@@ -6,6 +6,7 @@
 
 mod lexicon;
 mod rules;
+mod zh;
 
 use serde::{Deserialize, Serialize};
 
@@ -80,7 +81,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if is_question(sentence) || route(sentence) != Route::Retrieve {
             continue;
         }
-        for rule in rules::rules() {
+        for rule in rules::rules().iter().chain(zh::rules()) {
             for caps in rule.re.captures_iter(sentence) {
                 for e in (rule.build)(&caps) {
                     if !out.iter().any(|o| o.text == e.text || (o.key.is_some() && o.key == e.key && o.kind == e.kind)) {
