@@ -8,15 +8,16 @@ import { checkSmoke, fixtures, installEngram } from "./helpers.mjs";
 
 const { tgz, dir } = installEngram();
 
-test("the tarball carries README, both licenses, the wasm and the tables, and no sources or tests", () => {
+test("the tarball carries README, INTEGRATIONS, both licenses, the wasm and the tables, and no sources or tests", () => {
   const files = execFileSync("tar", ["-tzf", tgz], { encoding: "utf8" }).split("\n").filter(Boolean);
-  for (const f of ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "wasm/engram_wasm_bg.wasm", "assets/o200k_base.engtok",
+  for (const f of ["README.md", "INTEGRATIONS.md", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "wasm/engram_wasm_bg.wasm", "assets/o200k_base.engtok",
     "assets/cl100k_base.engtok", "assets/minilm-l6-v2-static-256.engemb", "dist/entrypoints/browser.js", "dist/entrypoints/browser.d.ts",
     "dist/entrypoints/node.d.ts", "dist/entrypoints/workerd.d.ts"]) {
     assert.ok(files.includes(`package/${f}`), `${f} in the tarball`);
   }
   assert.ok(!files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/")), "no src/ or test/");
   assert.match(readFileSync(join(dir, "README.md"), "utf8"), /engram/);
+  assert.match(readFileSync(join(dir, "INTEGRATIONS.md"), "utf8"), /MCP server/);
   assert.match(readFileSync(join(dir, "LICENSE-APACHE"), "utf8"), /Apache License/);
 });
 
