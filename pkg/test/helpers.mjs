@@ -41,14 +41,18 @@ export class FlakyStorage extends MemoryStorage {
   }
 }
 
-/** Run the README's js block marked `<!-- marker … -->` against the built package; returns what it logged. */
-export async function runReadmeExample(marker) {
+/**
+ * Run the js block marked `<!-- marker … -->` in `doc` (a Markdown file named from the
+ * repository root: the README, or a page of docs/) against the built package; returns what
+ * it logged.
+ */
+export async function runReadmeExample(marker, doc = "README.md") {
   const { readFile, writeFile, mkdtemp } = await import("node:fs/promises");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
-  const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+  const readme = await readFile(new URL(`../../${doc}`, import.meta.url), "utf8");
   const m = readme.match(new RegExp(`<!-- ${marker}[^>]*-->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``));
-  if (!m) throw new Error(`README has no js block marked ${marker}`);
+  if (!m) throw new Error(`${doc} has no js block marked ${marker}`);
   const entry = new URL("../dist/entrypoints/node.js", import.meta.url).href;
   const file = join(await mkdtemp(join(tmpdir(), "engram-readme-")), "example.mjs");
   await writeFile(file, m[1].replace(/from "engram"/g, `from ${JSON.stringify(entry)}`));

@@ -191,12 +191,12 @@ test("a refused token is a typed error and nothing leaves the outbox", async () 
   }
 });
 
-test("the README's sync example runs as written against a real origin", async () => {
+test("the sync example of docs/sync-and-origin.md runs as written against a real origin", async () => {
   const o = await startOrigin();
   try {
     process.env.ENGRAM_ORIGIN = o.url;
     process.env.ENGRAM_TOKEN = token("zhang-san", { tenant: "demo" });
-    const logs = await runReadmeExample("sync-example");
+    const logs = await runReadmeExample("sync-example", "docs/sync-and-origin.md");
     assert.deepEqual(logs[0][0], ["Prefers Go for backend services"]);
   } finally {
     await o.kill();

@@ -1,22 +1,33 @@
 //! `engram-origin` — run the server (configuration from the environment, see
 //! [`engram_origin::Config`]), or `engram-origin token <tenant> <user> [ttl-seconds]` to
-//! print a token signed with `ENGRAM_SECRET`.
+//! print a token signed with `ENGRAM_SECRET`; `engram-origin --help` lists every option.
 
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use engram_origin::{auth::Auth, Config};
+use engram_origin::{auth::Auth, config::usage, Config};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--help" | "-h" | "help") => {
+            print!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        None | Some("token") => {}
+        Some(other) => {
+            eprintln!("engram-origin: unknown argument {other:?}\n\n{}", usage());
+            return ExitCode::from(2);
+        }
+    }
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{e} (engram-origin --help lists every option)");
             return ExitCode::from(2);
         }
     };
-    let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("token") {
         let (Some(tenant), Some(user)) = (args.get(1), args.get(2)) else {
             eprintln!("usage: engram-origin token <tenant> <user> [ttl-seconds]");
