@@ -195,7 +195,7 @@ impl Engram {
             let m = p.meta(slot);
             m.live(now)
                 && (exclude.is_empty() || !exclude.contains(&slot))
-                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary && !m.kind.is_archival() } else { q.kinds.contains(&m.kind) }
+                && if q.kinds.is_empty() { m.layer != Layer::Procedural && m.kind != Kind::Summary && !m.kind.is_archival() && !m.from_model } else { q.kinds.contains(&m.kind) }
         };
         let n = self.config.candidates_per_channel.max(q.k);
         let mut parts: FxHashMap<u32, ScoreParts> = FxHashMap::default();

@@ -4,6 +4,8 @@
 //! Everything extracted goes through the normal write path (`remember`): PII redaction,
 //! dedup, supersession by key.
 
+mod clauses;
+mod en;
 mod lexicon;
 mod rules;
 mod zh;
@@ -74,20 +76,41 @@ pub(crate) fn is_question(s: &str) -> bool {
     }
 }
 
-/// Extract facts from what a user said. Sentences are judged one at a time.
+/// Extract facts from what a user said. Sentences are judged one at a time: the keyed
+/// rules of `rules.rs` and `zh.rs` first, then (English) every first-person clause that
+/// none of them read and that states something about the speaker (`clauses`, `en`).
 pub fn extract(text: &str) -> Vec<Extracted> {
     let mut out: Vec<Extracted> = Vec::new();
-    for sentence in split_sentences(text) {
-        if is_question(sentence) || route(sentence) != Route::Retrieve {
-            continue;
+    let push = |out: &mut Vec<Extracted>, e: Extracted| {
+        if !out.iter().any(|o| o.text == e.text || (o.key.is_some() && o.key == e.key && o.kind == e.kind)) {
+            out.push(e);
         }
-        for rule in rules::rules().iter().chain(zh::rules()) {
-            for caps in rule.re.captures_iter(sentence) {
-                for e in (rule.build)(&caps) {
-                    if !out.iter().any(|o| o.text == e.text || (o.key.is_some() && o.key == e.key && o.kind == e.kind)) {
-                        out.push(e);
+    };
+    for sentence in split_sentences(text) {
+        let asked = is_question(sentence);
+        let mut read: Vec<std::ops::Range<usize>> = Vec::new();
+        if !asked && route(sentence) == Route::Retrieve {
+            for rule in rules::rules().iter().chain(zh::rules()) {
+                for caps in rule.re.captures_iter(sentence) {
+                    let built = (rule.build)(&caps);
+                    if let (Some(m), false) = (caps.get(0), built.is_empty()) {
+                        read.push(m.range());
+                    }
+                    for e in built {
+                        push(&mut out, e);
                     }
                 }
+            }
+        }
+        if sentence.chars().any(crate::index::lexical::terms::is_cjk) {
+            continue;
+        }
+        for (clause, span) in clauses::clauses(sentence) {
+            if read.iter().any(|r| r.start < span.end && span.start < r.end) || clauses::refusal(&clause).is_some() {
+                continue;
+            }
+            if let Some(e) = en::self_fact(&clause) {
+                push(&mut out, e);
             }
         }
     }

@@ -58,6 +58,13 @@ pub(crate) fn preference(thing: &str, likes: bool, chinese: bool) -> Extracted {
     fact(Kind::Preference, text, &attr, 0.85, 0.85).linked(rel, &thing, kind)
 }
 
+/// True for an object that only points back ("it", "those things too"): what it names is
+/// in another turn, so nothing is kept from it.
+pub(crate) fn is_pronoun(object: &str) -> bool {
+    const POINTERS: &[&str] = &["it", "that", "this", "them", "those", "these", "one", "ones", "things", "stuff", "too", "either", "all", "both", "so", "much", "a", "lot", "the", "also"];
+    object.to_lowercase().split_whitespace().all(|w| POINTERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
 const NOT_NAMES: &[&str] = &[
     "tired", "fine", "good", "ok", "okay", "sure", "sorry", "back", "here", "done", "ready", "busy", "new", "not", "a", "an",
     "the", "just", "so", "very", "working", "going", "trying", "looking", "happy", "sad", "glad", "afraid", "learning",
@@ -104,6 +111,11 @@ pub(crate) fn rules() -> &'static [Rule] {
                 vec![preference(&c[2], true, false)]
             }),
             r(r"(?i)\bi (?:really |much |strongly )?(?:prefer|love|like|enjoy)\s+([\w#+. -]{1,30}?)(?:\s+(?:over|to|more than)\s+([\w#+.-]{1,30}))?(?:[,.!]|\s+(?:and|but|for|because)\b|$)", |c| {
+                // A thing of a known category ("I prefer Rust") or a comparison is keyed here;
+                // any other liking is a self-fact of its own (`en.rs`).
+                if category_of(&clean(&c[1])).is_none() && c.get(2).is_none() {
+                    return Vec::new();
+                }
                 let mut out = vec![preference(&c[1], true, false)];
                 if let Some(other) = c.get(2) {
                     out.push(preference(other.as_str(), false, false));
@@ -111,6 +123,9 @@ pub(crate) fn rules() -> &'static [Rule] {
                 out
             }),
             r(r"(?i)\bi (?:don'?t like|do not like|dislike|hate|can'?t stand|avoid)\s+([\w#+. -]{1,30}?)(?:[,.!]|\s+(?:and|but|because)\b|$)", |c| {
+                if is_pronoun(&c[1]) {
+                    return Vec::new();
+                }
                 vec![preference(&c[1], false, false)]
             }),
             // ---- tools in use ----

@@ -26,13 +26,16 @@ pub struct SlotMeta {
     pub current: bool,
     /// `Millis::MAX` when the record has no TTL.
     pub expires_at: Millis,
+    /// The model's words (a turn with `Source::Assistant`): a message of its session,
+    /// never a memory that recall returns unless asked for by kind.
+    pub from_model: bool,
 }
 
 impl SlotMeta {
-    const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN };
+    const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN, from_model: false };
 
     fn of(r: &Record) -> Self {
-        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX) }
+        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX), from_model: r.source == crate::model::Source::Assistant }
     }
 
     /// Current and not expired at `now`.

@@ -1,0 +1,196 @@
+//! English statements cut into clauses, and the tests that tell a clause the user states
+//! about themselves from one they ask, hedge, deny, imagine, report or say about the talk.
+//!
+//! A sentence is cut where a new first-person clause starts ("I love reading, I'm a stunt
+//! double, and I was raised by my mom" is three) and where a question follows a statement
+//! ("I'm George, what's your name?" keeps "I'm George"). Each clause then loses its
+//! openers ("yes,", "oh cool,", "well,", "actually") and its tail ("too", "as well").
+
+use std::sync::OnceLock;
+
+use regex_lite::Regex;
+
+/// The clauses of one sentence, trimmed, openers and tails removed, questions dropped;
+/// each with the byte range of the sentence it came from.
+pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let p = patterns();
+    let mut out = Vec::new();
+    let mut rest = sentence;
+    // A question after a comma ends the statement before it.
+    if let Some(m) = p.question_tail.find(rest) {
+        rest = &rest[..m.start()];
+    } else if rest.trim_end().ends_with('?') {
+        return out;
+    }
+    let mut start = 0;
+    // A cut runs from the separator's start to the first-person word that follows it.
+    let mut cuts: Vec<(usize, usize)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.start()))).collect();
+    cuts.push((rest.len(), rest.len()));
+    for (s, e) in cuts {
+        let c = tidy(&rest[start..s]);
+        if !c.is_empty() {
+            out.push((c, start..s));
+        }
+        start = e;
+    }
+    out
+}
+
+/// A clause without its openers, its tail and its end punctuation.
+fn tidy(piece: &str) -> String {
+    let p = patterns();
+    let mut c = piece.trim().trim_end_matches(['.', '!', ',', ';', ':', '…', ' ']).trim().to_owned();
+    loop {
+        let next = p.opener.replace(&c, "").trim().to_owned();
+        if next == c {
+            break;
+        }
+        c = next;
+    }
+    let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
+    // "i" written lower-case is still the speaker.
+    p.lower_i.replace_all(&c, "I$1").into_owned()
+}
+
+/// Why a clause is not a statement of the user's own facts, or `None` when it is one.
+pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
+    let p = patterns();
+    let lower = clause.to_lowercase();
+    if !p.first_person.is_match(clause) {
+        return Some("not about the speaker");
+    }
+    if p.asks.is_match(&lower) {
+        return Some("a question");
+    }
+    if p.hedge.is_match(&lower) {
+        return Some("a hedge or a feeling about the talk");
+    }
+    if p.hypothetical.is_match(&lower) {
+        return Some("a hypothetical");
+    }
+    if p.reported.is_match(&lower) {
+        return Some("reported speech");
+    }
+    if p.addressee.is_match(&lower) {
+        return Some("about the other person or the talk");
+    }
+    if p.negation.is_match(&lower) && !p.dislike.is_match(&lower) {
+        return Some("a negation");
+    }
+    if clause.contains('[') || clause.contains('{') {
+        return Some("a placeholder, not a value");
+    }
+    if p.pointer_tail.is_match(&lower) {
+        return Some("its object points to another turn");
+    }
+    if content_words(&lower) == 0 {
+        return Some("nothing stated (a pronoun or a filler as its object)");
+    }
+    None
+}
+
+/// True for "I don't like X", "I hate X": a dislike is kept, as a dislike.
+pub(crate) fn is_dislike(clause: &str) -> bool {
+    patterns().dislike.is_match(&clause.to_lowercase())
+}
+
+/// Words that say something: not a pronoun, a filler or a function word.
+fn content_words(lower: &str) -> usize {
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty() && !EMPTY.contains(w))
+        .count()
+}
+
+/// Words that, alone after "I"/"my", state nothing: function words, pronouns, fillers,
+/// the verbs of liking and being, and judgements of the talk ("good", "fun", "cool").
+const EMPTY: &[&str] = &[
+    "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine", "myself", "am", "is", "are", "was", "were", "be", "been", "being", "a",
+    "an", "the", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with", "about", "it", "it's", "its", "that", "this", "these",
+    "those", "them", "they", "one", "ones", "some", "any", "too", "also", "really", "very", "just", "pretty", "quite", "totally", "actually",
+    "definitely", "absolutely", "still", "all", "do", "does", "did", "doing", "have", "has", "had", "having", "get", "got", "like", "love",
+    "enjoy", "prefer", "want", "need", "good", "great", "fine", "well", "ok", "okay", "cool", "nice", "awesome", "fun", "interesting",
+    "amazing", "sure", "glad", "happy", "excited", "thing", "things", "stuff", "lot", "lots", "much", "more", "here", "there", "now", "then",
+    "again", "yes", "yeah", "no", "not", "can", "could", "would", "will", "should", "way", "kind", "sort", "going", "go", "doing", "done",
+    "tired", "busy", "back", "ready", "sorry", "thanks", "thank", "same", "either", "neither", "as", "what", "how", "if", "when", "from",
+    "by", "up", "out", "into", "over", "than", "too", "someday", "day", "today", "time", "bit", "little",
+];
+
+struct Patterns {
+    question_tail: Regex,
+    cut: Regex,
+    opener: Regex,
+    tail: Regex,
+    lower_i: Regex,
+    first_person: Regex,
+    asks: Regex,
+    hedge: Regex,
+    hypothetical: Regex,
+    reported: Regex,
+    addressee: Regex,
+    negation: Regex,
+    dislike: Regex,
+    pointer_tail: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).unwrap_or_else(|e| unreachable!("clause pattern {s}: {e}"));
+        Patterns {
+            question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)"),
+            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
+            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
+            lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
+            first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|Me and my\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal)\b"),
+            asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
+            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|excited|happy|proud|thrilled|looking forward|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|can't wait|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope|guess|bet|agree|know|understand|see|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|wait|believe)|cannot (?:imagine|wait)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
+            reported: re(r"^my [a-z]+(?: [a-z]+)? (?:said|says|told|thinks|thought|believes)\b|^i (?:heard|read|saw on|was told)\b"),
+            addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
+            negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
+            pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
+            dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        clauses(s).into_iter().map(|(c, _)| c).collect()
+    }
+
+    #[test]
+    fn a_sentence_of_three_first_person_statements_is_three_clauses() {
+        assert_eq!(
+            texts("I love reading, I'm a stunt double, and I was raised in a single parent household."),
+            vec!["I love reading", "I'm a stunt double", "I was raised in a single parent household"]
+        );
+    }
+
+    #[test]
+    fn a_question_after_a_statement_leaves_the_statement() {
+        assert_eq!(texts("I'm George, what's your name?"), vec!["I'm George"]);
+        assert!(clauses("Do you like cooking shows?").is_empty());
+    }
+
+    #[test]
+    fn openers_and_tails_are_removed() {
+        assert_eq!(texts("Oh cool, I love dogs too!"), vec!["I love dogs"]);
+        assert_eq!(texts("Yes, I take dance lessons once a week."), vec!["I take dance lessons once a week"]);
+    }
+
+    #[test]
+    fn hedges_questions_negations_reports_and_pronoun_objects_are_refused() {
+        for c in ["I think so", "I'm not a doctor", "I hope you have fun", "My mom said she was tired", "I love it", "I'm glad to hear that", "If I were rich I would buy a boat", "I'm tired", "you are great"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+        for c in ["I'm a plumber", "I have two kids", "My sister is called Ana", "I don't like mushrooms", "I'm allergic to peanuts"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! What an English speaker states about themselves, kept as a clean third-person fact:
+//! "I'm allergic to peanuts" → "User is allergic to peanuts" (health, key `allergy
+//! peanuts`), "My sister is called Ana" → "User's sister is called Ana" (family, linked
+//! `user —sister→ Ana`), "I have two kids" → "User has two kids" (family).
+//!
+//! Every first-person clause that `clauses::refusal` lets through is kept: the clause says
+//! what it says, and the rules only decide its category, its kind, its importance and —
+//! where a new value replaces the old one (the city, the employer, the diet, a favourite) —
+//! its supersession key. Keyed identity rules (`rules.rs`) come first: a clause one of them
+//! reads is not kept a second time here.
+
+use std::sync::OnceLock;
+
+use regex_lite::Regex;
+
+use crate::knowledge::extract::clauses::is_dislike;
+use crate::knowledge::extract::lexicon::category_of;
+use crate::knowledge::extract::Extracted;
+use crate::model::{FactKey, Kind};
+
+/// The fact a first-person clause states, or `None` when it cannot be put in the third person.
+pub(crate) fn self_fact(clause: &str) -> Option<Extracted> {
+    let text = third_person(clause)?;
+    let lower = clause.to_lowercase();
+    let category = category(&lower);
+    let p = patterns();
+    let dislike = is_dislike(clause);
+    let preference = dislike || category == "preference";
+    let kind = match category {
+        "plan" => Kind::Task,
+        _ if preference => Kind::Preference,
+        _ => Kind::Fact,
+    };
+    let mut key = None;
+    let mut link = None;
+    if let Some(c) = p.favorite.captures(&lower) {
+        key = Some(format!("favorite {}", c[1].trim()));
+    } else if let Some(c) = p.likes.captures(&lower) {
+        let object = c[2].trim().to_owned();
+        key = Some(match category_of(&object) {
+            Some(cat) => format!("preferred {cat}"),
+            None => format!("opinion of {object}"),
+        });
+        // A short object is a thing the graph can hold (`user —likes→ hiking`); the
+        // signals of `consolidate` count the same liking across sessions by it.
+        if object.split_whitespace().count() <= 3 {
+            let m = c.get(2).map(|m| m.range()).and_then(|r| clause.get(r)).map_or(object.as_str(), str::trim);
+            let rel = if dislike { "dislikes" } else if category_of(&object).is_some() { "prefers" } else { "likes" };
+            link = Some((rel.to_owned(), m.to_owned(), category_of(&object).unwrap_or("thing")));
+        }
+    } else if let Some(c) = p.allergy.captures(&lower) {
+        key = Some(format!("allergy {}", c[1].trim()));
+    } else if p.diet.is_match(&lower) {
+        key = Some("diet".into());
+    } else if p.status.is_match(&lower) {
+        key = Some("relationship status".into());
+    } else if p.age.is_match(&lower) {
+        key = Some("age".into());
+    } else if p.birthday.is_match(&lower) {
+        key = Some("birthday".into());
+    } else if p.hometown.is_match(&lower) {
+        key = Some("hometown".into());
+    }
+    if let Some(c) = p.relative_named.captures(clause) {
+        let rel = c[1].to_lowercase();
+        link = Some((rel, c[2].to_owned(), "person"));
+    } else if let Some(c) = p.pet_named.captures(clause) {
+        link = Some(("pet".to_owned(), c[2].to_owned(), "pet"));
+    }
+    let importance = match category {
+        "health" => 0.9,
+        "identity" | "family" | "date" => 0.85,
+        "work" | "place" | "study" => 0.8,
+        "preference" => 0.7,
+        "habit" | "plan" => 0.65,
+        _ => 0.6,
+    };
+    let mut e = Extracted {
+        kind,
+        text,
+        key: key.map(|a| FactKey::new("user", &a)),
+        importance,
+        confidence: 0.7,
+        tags: vec![format!("category:{category}")],
+        link: None,
+    };
+    if let Some((rel, name, kind)) = link {
+        e = e.linked(&rel, &name, kind);
+    }
+    Some(e)
+}
+
+/// The category of a first-person clause (lower-cased): the first lexicon that names it.
+pub(crate) fn category(lower: &str) -> &'static str {
+    let p = patterns();
+    // "I plan to go to business school": a plan about school, kept as a plan (a task).
+    if p.plan_head.is_match(lower) {
+        return "plan";
+    }
+    for (name, re) in &p.categories {
+        if re.is_match(lower) {
+            return name;
+        }
+    }
+    if lower.starts_with("i have ") || lower.starts_with("i've got ") || lower.starts_with("i own ") {
+        return "possession";
+    }
+    if lower.starts_with("i'm ") || lower.starts_with("i am ") || lower.starts_with("i was ") {
+        return "identity";
+    }
+    "habit"
+}
+
+/// "I'm X" → "User is X", "I love Y" → "User loves Y", "My Z is W" → "User's Z is W";
+/// later "I", "my", "me" become "they", "their", "them".
+pub(crate) fn third_person(clause: &str) -> Option<String> {
+    let p = patterns();
+    let c = clause.trim();
+    let (head, rest) = if let Some(m) = p.be.captures(c) {
+        let verb = match &m[1].to_lowercase()[..] {
+            "i'm" | "i am" => "is",
+            "i was" => "was",
+            "i've been" | "i have been" => "has been",
+            "i've" | "i have" | "i've got" | "i have got" => "has",
+            "i had" => "had",
+            _ => "is",
+        };
+        (format!("User {verb}"), &c[m[0].len()..])
+    } else if let Some(m) = p.my.captures(c) {
+        ("User's".to_owned(), &c[m[0].len()..])
+    } else if let Some(m) = p.me_and_my.captures(c) {
+        ("User and their".to_owned(), &c[m[0].len()..])
+    } else if let Some(m) = p.verb.captures(c) {
+        let adverb = m.get(1).map_or(String::new(), |a| format!("{} ", a.as_str().trim().to_lowercase()));
+        (format!("User {adverb}{}", conjugate(&m[2])), &c[m[0].len()..])
+    } else {
+        return None;
+    };
+    let rest = p.later_i_am.replace_all(rest, "${1}they are");
+    let rest = p.later_i_have.replace_all(&rest, "${1}they have");
+    let rest = p.later_i.replace_all(&rest, "${1}they");
+    let rest = p.my_word.replace_all(&rest, "${1}their");
+    let rest = p.me_word.replace_all(&rest, "${1}them");
+    let rest = p.myself.replace_all(&rest, "${1}themselves");
+    let text = format!("{head}{rest}").trim().trim_end_matches(['.', '!', ',', ';', ' ']).to_owned();
+    (text.split_whitespace().count() >= 3).then_some(text)
+}
+
+/// The third person singular of an English verb in the present ("love" → "loves",
+/// "watch" → "watches", "study" → "studies"); a past form stays as it is.
+fn conjugate(verb: &str) -> String {
+    let v = verb.to_lowercase();
+    if v.ends_with("ed") || IRREGULAR_PAST.contains(&v.as_str()) {
+        return v;
+    }
+    match v.as_str() {
+        "have" => "has".into(),
+        "do" => "does".into(),
+        "go" => "goes".into(),
+        "can" | "must" | "should" | "will" | "may" => v,
+        _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") || v.ends_with('o') => format!("{v}es"),
+        _ if v.ends_with('y') && !v.ends_with("ay") && !v.ends_with("ey") && !v.ends_with("oy") && !v.ends_with("uy") => format!("{}ies", &v[..v.len() - 1]),
+        _ => format!("{v}s"),
+    }
+}
+
+const IRREGULAR_PAST: &[&str] = &[
+    "was", "had", "did", "went", "grew", "got", "won", "met", "made", "took", "saw", "began", "became", "came", "left", "lost", "bought",
+    "built", "drove", "flew", "fell", "felt", "found", "gave", "knew", "led", "ran", "sang", "sold", "spent", "taught", "thought", "wrote",
+    "broke", "caught", "chose", "drew", "ate", "swam", "rode", "held", "kept", "heard", "paid", "read", "said", "sent", "shot", "sat",
+    "slept", "spoke", "stood", "told", "understood", "wore", "threw", "used",
+];
+
+struct Patterns {
+    be: Regex,
+    my: Regex,
+    me_and_my: Regex,
+    verb: Regex,
+    later_i_am: Regex,
+    later_i_have: Regex,
+    later_i: Regex,
+    my_word: Regex,
+    me_word: Regex,
+    myself: Regex,
+    favorite: Regex,
+    likes: Regex,
+    plan_head: Regex,
+    allergy: Regex,
+    diet: Regex,
+    status: Regex,
+    age: Regex,
+    birthday: Regex,
+    hometown: Regex,
+    relative_named: Regex,
+    pet_named: Regex,
+    categories: Vec<(&'static str, Regex)>,
+}
+
+/// Family words, in the plural too, as they follow "my".
+const RELATIVES: &str = r"(?:mom|mum|mother|dad|father|parents?|brothers?|sisters?|siblings?|sons?|daughters?|kids?|children|child|wife|husband|spouse|girlfriend|boyfriend|partner|fianc[ée]e?|grand(?:ma|pa|mother|father|parents?|kids?|children|son|daughter)s?|cousins?|aunts?|uncles?|nieces?|nephews?|twins?|family|friends?|best friend|roommates?|in-laws?|stepmom|stepdad|baby|babies)";
+const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|parrots?|fish|hamsters?|rabbits?|bunny|bunnies|horses?|turtles?|tortoises?|snakes?|lizards?|guinea pigs?|ferrets?|cow|cows|goats?|chickens?|pigs?|german shepherd|labrador|poodle|beagle|terrier|retriever|husky)";
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).unwrap_or_else(|e| unreachable!("self-fact pattern {s}: {e}"));
+        let cat = |name: &'static str, s: &str| (name, re(s));
+        Patterns {
+            be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),
+            my: re(r"^(?i:my)\b"),
+            me_and_my: re(r"^(?i:me and my)\b"),
+            verb: re(r"^I\s+((?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+)?([A-Za-z]+)\b"),
+            later_i_am: re(r"(\W)(?:I'm|I am)\b"),
+            later_i_have: re(r"(\W)(?:I've|I have)\b"),
+            later_i: re(r"(\W)I\b"),
+            my_word: re(r"(\W)(?i:my)\b"),
+            me_word: re(r"(\W)(?i:me)\b"),
+            myself: re(r"(\W)(?i:myself)\b"),
+            favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
+            likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
+            plan_head: re(r"^i(?:'m| am)? (?:plan(?:ning)? to|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of)\b"),
+            allergy: re(r"allergic to ([a-z ]{2,30})"),
+            diet: re(r"\b(?:i(?:'m| am) (?:a )?(?:vegetarian|vegan|pescatarian|on a [a-z]+ diet|keto|gluten[- ]free)|i (?:eat|follow) (?:a )?(?:vegan|vegetarian|plant-based|keto|paleo|kosher|halal))\b"),
+            status: re(r"^i(?:'m| am) (?:single|married|divorced|engaged|widowed|in a relationship|dating)\b"),
+            age: re(r"^i(?:'m| am) (?:\d{1,3}|[a-z]+(?:-[a-z]+)?) years? old\b|^i(?:'m| am) in my (?:twenties|thirties|forties|fifties|sixties|seventies|\d0s)\b"),
+            birthday: re(r"^my birthday\b|\bi was born on\b"),
+            hometown: re(r"^i(?:'m| am) (?:originally )?from\b|^i grew up in\b|^i was (?:born|raised) in\b"),
+            relative_named: re(&format!(r"(?i)\bmy ({RELATIVES})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called|,)\s+([A-Z][a-z]+)")),
+            pet_named: re(&format!(r"(?i)\b(?:my |a |an |two |three )?({PETS})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called)\s+([A-Z][a-z]+|[a-z]+)")),
+            categories: vec![
+                cat("date", r"\b(?:birthday|anniversary|born on|wedding (?:is|was) on)\b"),
+                cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise)\b"),
+                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a (?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child)|an only child|pregnant|in a relationship)\b|\bi have (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi have (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
+                cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons)\b"),
+                cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*)\b"),
+                cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*)\b"),
+                cat("plan", r"\b(?:plan|plans|planning|want to|wanna|going to|gonna|hope to|hoping to|goal|dream|someday|one day|next (?:year|month|week|summer|spring|fall|winter)|saving (?:up )?for|about to|intend|aspire|would like to|trying to)\b"),
+                cat("habit", r"\b(?:afraid of|scared of|fear|phobia|terrified|hobby|hobbies|every (?:day|week|weekend|morning|night|year|month)|once a|twice a|usually|always|often|daily|weekly|play|plays|playing|practice|practise|collect\w*|skilled|good at|speak|fluent|can (?:play|speak|cook|sing|dance|swim|draw|code))\b"),
+                cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite)\b|\bfavorite\b|\bi(?:'m| am) (?:a (?:big |huge )?fan of|into|obsessed with|passionate about)\b|\bmy passion\b"),
+                cat("possession", r"^i (?:have|own|bought|got|drive|ride)\b|^i've got\b"),
+            ],
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(s: &str) -> Extracted {
+        self_fact(s).unwrap_or_else(|| panic!("{s:?} kept nothing"))
+    }
+
+    #[test]
+    fn first_person_becomes_third_person() {
+        assert_eq!(fact("I'm allergic to peanuts").text, "User is allergic to peanuts");
+        assert_eq!(fact("I love to bake cookies and knit").text, "User loves to bake cookies and knit");
+        assert_eq!(fact("My brother is a year older than me").text, "User's brother is a year older than them");
+        assert_eq!(fact("I watch TV when I'm bored").text, "User watches TV when they are bored");
+        assert_eq!(fact("I also volunteer at a homeless shelter").text, "User also volunteers at a homeless shelter");
+        assert_eq!(fact("I grew up in Ohio").text, "User grew up in Ohio");
+    }
+
+    #[test]
+    fn each_kind_of_self_fact_gets_its_category() {
+        for (s, c) in [
+            ("I'm allergic to peanuts", "health"),
+            ("I'm vegetarian", "health"),
+            ("My sister is called Ana", "family"),
+            ("I have two kids", "family"),
+            ("I have a German Shepherd named Barnaby", "family"),
+            ("I work at Acme as a nurse", "work"),
+            ("I'm studying biology at college", "study"),
+            ("I grew up in a small town", "place"),
+            ("I have a red truck", "possession"),
+            ("I'm afraid of spiders", "habit"),
+            ("I love country music", "preference"),
+            ("I plan to go to business school next year", "plan"),
+            ("My birthday is on March 3rd", "date"),
+        ] {
+            assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
+        }
+    }
+
+    #[test]
+    fn values_that_replace_older_ones_carry_a_key() {
+        let key = |s: &str| fact(s).key.map(|k| k.attribute);
+        assert_eq!(key("I'm vegetarian").as_deref(), Some("diet"));
+        assert_eq!(key("My birthday is on March 3rd").as_deref(), Some("birthday"));
+        assert_eq!(key("My favorite color is red").as_deref(), Some("favorite_color"));
+        assert_eq!(key("I'm allergic to peanuts").as_deref(), Some("allergy_peanuts"));
+        assert_eq!(key("I have two kids"), None);
+    }
+
+    #[test]
+    fn a_named_relative_or_pet_is_linked_in_the_graph() {
+        let l = fact("My sister is called Ana").link.expect("link");
+        assert_eq!((l.rel.as_str(), l.object.name.as_str()), ("sister", "Ana"));
+        let l = fact("I have a turtle named Timothy").link.expect("link");
+        assert_eq!((l.rel.as_str(), l.object.name.as_str()), ("pet", "Timothy"));
+    }
+}
