@@ -81,7 +81,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if is_question(sentence) || route(sentence) != Route::Retrieve {
             continue;
         }
-        for rule in rules::rules().iter().chain(zh::rules()) {
+        for rule in rules::rules().iter().chain(zh::rules(sentence)) {
             for caps in rule.re.captures_iter(sentence) {
                 for e in (rule.build)(&caps) {
                     if !out.iter().any(|o| o.text == e.text || (o.key.is_some() && o.key == e.key && o.kind == e.kind)) {
