@@ -7,6 +7,7 @@ pub mod corpus;
 pub mod embed;
 pub mod extraction_eval;
 pub mod fuzzing;
+pub mod self_facts_eval;
 pub mod locomo;
 pub mod mirrors;
 pub mod netsim;

@@ -90,7 +90,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         let asked = is_question(sentence);
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
         if !asked && route(sentence) == Route::Retrieve {
-            for rule in rules::rules().iter().chain(zh::rules()) {
+            for rule in rules::rules().iter().chain(zh::rules(sentence)) {
                 for caps in rule.re.captures_iter(sentence) {
                     let built = (rule.build)(&caps);
                     if let (Some(m), false) = (caps.get(0), built.is_empty()) {
