@@ -88,7 +88,7 @@ test("a snapshot exported from one store imports into another, and never silentl
   assert.equal((await cli(["import", join(dir, "c.jsonl"), ...b])).code, 0);
   const refused = await cli(["import", snap, ...b]);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^engram: INVALID_INPUT: a snapshot replaces the whole store, which holds 3 records: pass --replace\n$/);
+  assert.match(refused.stderr, /^engram: INVALID_INPUT: a snapshot replaces the whole store, which holds 3 records: pass --replace \(hint: [^\n]+\)\n$/);
   assert.equal((await cli(["import", snap, "--replace", ...b])).code, 0);
   assert.deepEqual(texts((await cli(["list", "--json", ...b])).stdout), ["Allergic to peanuts", "Works at a bakery"]);
 
@@ -111,7 +111,7 @@ test("forget deletes one memory, and everything only when confirmed", async () =
 
   const unconfirmed = await cli(["forget", "--everything"], env);
   assert.equal(unconfirmed.code, 2);
-  assert.match(unconfirmed.stderr, /^engram: USAGE: forget --everything .* add --yes\n$/);
+  assert.match(unconfirmed.stderr, /^engram: USAGE: forget --everything .* add --yes \(hint: [^\n]+\)\n$/);
   assert.equal(JSON.parse((await cli(["list", "--json"], env)).stdout).length, 1);
   assert.equal((await cli(["forget", "--everything", "--yes"], env)).code, 0);
   assert.deepEqual(JSON.parse((await cli(["list", "--json"], env)).stdout), []);
@@ -153,9 +153,9 @@ test("token mints the HS256 JWT the origin checks: {tenant, sub, exp}, signed wi
 
   const short = await cli(["token", "acme", "zhang-san"], { ENGRAM_SECRET: "too short" });
   assert.equal(short.code, 1);
-  assert.equal(short.stderr, "engram: INVALID_INPUT: ENGRAM_SECRET must be at least 32 bytes (the origin refuses shorter ones)\n");
+  assert.match(short.stderr, /^engram: INVALID_INPUT: ENGRAM_SECRET must be at least 32 bytes \(the origin refuses shorter ones\) \(hint: [^\n]+\)\n$/);
   const ctl = await cli(["token", "acme", "zhang\u0001san"], { ENGRAM_SECRET: SECRET });
-  assert.match(ctl.stderr, /^engram: INVALID_INPUT: user must not contain control characters\n$/);
+  assert.match(ctl.stderr, /^engram: INVALID_INPUT: user must not contain control characters \(hint: [^\n]+\)\n$/);
 });
 
 const ORIGIN = fileURLToPath(new URL("../../target/release/engram-origin", import.meta.url));
@@ -176,19 +176,65 @@ test("errors are one line naming the code, as JSON with --json; usage errors exi
   const dir = await tmp();
   const noUser = await cli(["list"], { ENGRAM_DIR: dir, ENGRAM_USER: "" });
   assert.equal(noUser.code, 1);
-  assert.equal(noUser.stderr, "engram: INVALID_INPUT: no user: pass --user <id> or set ENGRAM_USER\n");
+  assert.match(noUser.stderr, /^engram: INVALID_INPUT: no user: pass --user <id> or set ENGRAM_USER \(hint: [^\n]+\)\n$/);
   const flag = await cli(["list", "--nope"]);
   assert.equal(flag.code, 2);
-  assert.match(flag.stderr, /^engram: USAGE: Unknown option '--nope'.*\n$/);
+  assert.match(flag.stderr, /^engram: USAGE: unknown option --nope \(hint: [^\n]+\)\n$/);
   assert.equal(flag.stderr.split("\n").length, 2);
   const json = await cli(["frobnicate", "--json"]);
   assert.equal(json.code, 2);
-  assert.deepEqual(JSON.parse(json.stderr), { error: { code: "USAGE", message: 'unknown command "frobnicate" (try engram --help)' } });
+  assert.deepEqual(JSON.parse(json.stderr), { error: { code: "USAGE", message: 'unknown command "frobnicate" (try engram --help)', hint: "engram --help lists the commands and options" } });
   const missing = await cli(["import", join(dir, "nope.jsonl"), "--user", "x", "--dir", dir]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /^engram: ENOENT: .*nope\.jsonl.*\n$/);
+  assert.match(missing.stderr, /^engram: ENOENT: .*nope\.jsonl.* \(hint: [^\n]+\)\n$/);
   await writeFile(join(dir, "bad.jsonl"), '{"text":"ok"}\n{"txt":"no"}\n');
   const bad = await cli(["import", join(dir, "bad.jsonl"), "--user", "x", "--dir", dir]);
-  assert.match(bad.stderr, /^engram: INVALID_INPUT: .*bad\.jsonl:2: each line needs a "text" string\n$/);
+  assert.match(bad.stderr, /^engram: INVALID_INPUT: .*bad\.jsonl:2: each line needs a "text" string \(hint: [^\n]+\)\n$/);
   assert.deepEqual(JSON.parse((await cli(["list", "--json", "--user", "x", "--dir", dir])).stdout), [], "a bad file writes nothing");
+});
+
+test("errors are one line with the code and a hint, no stack, non-zero exit", async () => {
+  const dir = await tmp();
+  const cases = [
+    [["search", "x", "--k", "-3", "--user", "a", "--dir", dir], 2, "USAGE", /--k needs a value.*--k=VALUE/],
+    [["list", "--bogus"], 2, "USAGE", /unknown option --bogus/],
+    [["tokens", join(dir, "missing.txt")], 1, "ENOENT", /no such file/],
+    [["list"], 1, "INVALID_INPUT", /--user/],
+  ];
+  for (const [args, code, name, re] of cases) {
+    const r = await cli(args, { ENGRAM_DIR: dir, ENGRAM_USER: "" });
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, `one line: ${r.stderr}`);
+    assert.match(lines[0], new RegExp(`^engram: ${name}: `));
+    assert.match(lines[0], re);
+    assert.match(lines[0], /\(hint: .+\)$/);
+    assert.ok(!lines[0].includes(`${name}: ${name}`), "the code is not repeated");
+    assert.ok(!/\n\s+at /.test(r.stderr), "no stack trace");
+  }
+});
+
+test("list says when there is nothing; --store alone opens the one user a directory holds; any cwd", async () => {
+  const dir = await tmp();
+  const empty = await cli(["list", "--store", join(dir, "empty")], { ENGRAM_USER: "" });
+  assert.equal(empty.code, 0, empty.stderr);
+  assert.match(empty.stdout, /^\(no memories in this store yet/);
+  assert.deepEqual(JSON.parse((await cli(["list", "--json", "--store", join(dir, "empty")], { ENGRAM_USER: "" })).stdout), []);
+
+  const store = join(dir, "mine");
+  const file = join(dir, "in.jsonl");
+  await writeFile(file, jsonl([{ text: "Keeps bees on the roof" }]));
+  assert.equal((await cli(["import", file, "--store", store, "--user", "bob", "--tenant", "acme"], {})).code, 0);
+  // from another folder, with only --store: finds bob of acme
+  const other = await tmp();
+  const r = await new Promise((resolve) =>
+    execFile(process.execPath, [BIN, "list", "--store", store], { cwd: other, env: { ...process.env, ENGRAM_USER: "" }, encoding: "utf8" }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })),
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Keeps bees on the roof/);
+
+  assert.equal((await cli(["import", file, "--store", store, "--user", "carol", "--tenant", "acme"], {})).code, 0);
+  const two = await cli(["list", "--store", store], { ENGRAM_USER: "" });
+  assert.equal(two.code, 1);
+  assert.match(two.stderr, /^engram: INVALID_INPUT: .*2 users \(acme\/bob, acme\/carol\).*--user/);
 });

@@ -77,8 +77,15 @@ function bubble(role, text, meta) {
   body.textContent = text;
   li.append(body);
   $("log").append(li);
-  li.scrollIntoView({ block: "end" });
+  follow();
   return body;
+}
+
+/** Keep the newest turn in view: the log scrolled to its end (and the page, if the log is off screen). */
+function follow() {
+  const log = $("log");
+  log.scrollTop = log.scrollHeight;
+  log.lastElementChild?.scrollIntoView({ block: "nearest" });
 }
 
 let mem;
@@ -127,6 +134,7 @@ async function send(text) {
     pre.dataset.body = JSON.stringify({ messages }); // the request body's messages, exactly
     pre.textContent = messages.map((m) => `── ${m.role} ──\n${m.content}`).join("\n");
     li.append(pre);
+    follow();
     return;
   }
   const out = bubble("assistant", "", s.model || "assistant");
@@ -135,6 +143,7 @@ async function send(text) {
     for await (const delta of streamChat({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey, messages })) {
       answer += delta;
       out.textContent = answer;
+      follow();
     }
     out.parentElement.dataset.done = "true";
     if (answer.trim()) await mem.observe([{ role: "assistant", text: answer }], { session: SESSION });

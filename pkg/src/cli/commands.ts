@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { EngramInputError, loadTokenizer, type Engram, type EncodingName, type MemoryInput, type MemoryRecord } from "../entrypoints/node.js";
-import { openStore, type StoreOptions } from "./store.js";
+import { openStore, resolveStoreUser, type StoreOptions } from "./store.js";
 import { mintToken } from "./token.js";
 
 /** The flags `main.ts` parses. */
@@ -66,7 +66,7 @@ export async function run(args: string[], f: Flags): Promise<number> {
         if (e?.code !== "ERR_MODULE_NOT_FOUND" || !/@modelcontextprotocol|zod/.test(String(e.message))) throw e;
         throw Object.assign(new Error("engram mcp needs its optional peer dependencies: npm install @modelcontextprotocol/sdk zod"), { code: "MISSING_DEPENDENCY" });
       });
-      const opts = storeOptions(f);
+      const opts = await resolveStoreUser(storeOptions(f));
       if (f.http !== undefined) {
         const { url } = await mcp.serveHttp({ store: { ...opts, background: true }, port: int(f.http, "--http") });
         process.stderr.write(`engram MCP server on ${url}\n`);
@@ -100,7 +100,7 @@ async function storeCommand(mem: Engram, cmd: string, rest: string[], f: Flags, 
   switch (cmd) {
     case "list": {
       const records = await mem.list(f.all ? { includeSuperseded: true, includeExpired: true } : {});
-      out(records.map(line).join("\n"), records);
+      out(records.length ? records.map(line).join("\n") : "(no memories in this store yet: add some with engram import FILE, or check --user, --dir or --store)", records);
       return 0;
     }
     case "history": {
@@ -110,7 +110,7 @@ async function storeCommand(mem: Engram, cmd: string, rest: string[], f: Flags, 
         .filter((r) => r.key && norm(r.key.subject) === norm(subject) && norm(r.key.attribute) === norm(attribute))
         .sort((a, b) => a.validFrom - b.validFrom || a.createdAt - b.createdAt);
       const state = (r: MemoryRecord) => (r.pendingReview ? "review" : r.supersededBy ? `superseded by ${r.supersededBy}` : r.validTo !== null ? "ended" : "current");
-      out(versions.map((r) => `${new Date(r.validFrom).toISOString()}  ${state(r)}  ${r.id}  ${quote(r.text)}`).join("\n"), versions);
+      out(versions.length ? versions.map((r) => `${new Date(r.validFrom).toISOString()}  ${state(r)}  ${r.id}  ${quote(r.text)}`).join("\n") : `(no versions of ${quote(subject)} / ${quote(attribute)}: engram list shows the keys there are)`, versions);
       return 0;
     }
     case "search": {

@@ -54,9 +54,12 @@ const { values, positionals } = (() => {
       },
     });
   } catch (e) {
-    fail(Object.assign(new Error((e as Error).message), { code: "USAGE" }), process.argv.includes("--json"));
+    fail(Object.assign(new Error(plainParseError(e as Error & { code?: string })), { code: "USAGE" }), process.argv.includes("--json"));
   }
 })();
+
+process.on("uncaughtException", (e) => fail(e, values.json === true));
+process.on("unhandledRejection", (e) => fail(e, values.json === true));
 
 run(positionals, values).then(
   (code) => {
@@ -65,9 +68,50 @@ run(positionals, values).then(
   (e) => fail(e, values.json === true),
 );
 
+/** One line on stderr: the error's code, its message (without a repeated code), a hint; never a stack. */
 function fail(e: unknown, json: boolean): never {
   const code = typeof (e as { code?: unknown })?.code === "string" ? (e as { code: string }).code : "ERROR";
-  const message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
-  process.stderr.write(json ? JSON.stringify({ error: { code, message } }) + "\n" : `engram: ${code}: ${message}\n`);
+  let message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ").trim();
+  if (message.startsWith(code + ":")) message = message.slice(code.length + 1).trim();
+  const hint = hintFor(code);
+  process.stderr.write(json ? JSON.stringify({ error: { code, message, hint } }) + "\n" : `engram: ${code}: ${message} (hint: ${hint})\n`);
   process.exit(code === "USAGE" ? 2 : 1);
+}
+
+/** What a person can do about an error with this code. */
+function hintFor(code: string): string {
+  switch (code) {
+    case "USAGE":
+      return "engram --help lists the commands and options";
+    case "INVALID_INPUT":
+      return "correct the value named above and run the command again (engram --help shows each option)";
+    case "ENOENT":
+      return "check the path: it is read relative to the current folder";
+    case "EACCES":
+    case "EPERM":
+      return "this user may not read or write that path: check its permissions, or choose another with --dir or --store";
+    case "EISDIR":
+      return "give a file, not a folder";
+    case "STORE_LOCKED":
+      return "another process (an MCP server, another engram command) has this store open: stop it, or wait and retry";
+    case "MISSING_DEPENDENCY":
+      return "install them where engram is installed (with -g too, if engram is global)";
+    case "EADDRINUSE":
+      return "that port is taken: pass another with --http";
+    default:
+      return code.startsWith("SYNC") || code.startsWith("ORIGIN") || code === "UNAUTHORIZED"
+        ? "check --origin and ENGRAM_TOKEN (mint one with engram token)"
+        : "run the command again with --json for the error as data; engram --help lists the commands";
+  }
+}
+
+/** node:util parseArgs's messages, in the words of this CLI. */
+function plainParseError(e: Error & { code?: string }): string {
+  const m = e.message;
+  const opt = /'(-{1,2}[\w-]+)/.exec(m)?.[1] ?? "";
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${opt}`;
+  if (/ambiguous/.test(m)) return `${opt} needs a value, and a value starting with "-" must be written ${opt}=VALUE`;
+  if (/argument missing/.test(m)) return `${opt} needs a value`;
+  if (/does not take an argument/.test(m)) return `${opt} takes no value`;
+  return m;
 }

@@ -46,6 +46,26 @@ function tenantOf(o: StoreOptions, env: NodeJS.ProcessEnv): string {
   return o.tenant || env.ENGRAM_TENANT || "default";
 }
 
+/**
+ * With `--store DIR` and no user: the one user (and tenant) whose memory the directory
+ * holds, so `--store` alone opens a store your own code made; `"default"` for an empty
+ * directory. Several users: `INVALID_INPUT` naming them.
+ */
+export async function resolveStoreUser(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): Promise<StoreOptions> {
+  if (!o.store || o.user || env.ENGRAM_USER) return o;
+  const keys = await new NodeFileStorage(o.store).list("engram/");
+  const scopes = new Map<string, { tenant: string; user: string }>();
+  for (const k of keys) {
+    const [, tenant, user] = k.split("/");
+    if (tenant && user) scopes.set(`${tenant}/${user}`, { tenant, user });
+  }
+  const wanted = o.tenant || env.ENGRAM_TENANT;
+  const found = [...scopes.values()].filter((s) => !wanted || s.tenant === wanted);
+  if (found.length === 0) return { ...o, user: "default" };
+  if (found.length === 1) return { ...o, user: found[0].user, tenant: found[0].tenant };
+  throw new EngramInputError("INVALID_INPUT", `${o.store} holds the memory of ${found.length} users (${found.map((s) => `${s.tenant}/${s.user}`).join(", ")}): pass --user (and --tenant)`);
+}
+
 /** Open the store `o` names (its options as {@link Engram.open} takes them). */
 export function openOptions(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): OpenOptions {
   const user = userOf(o, env);
@@ -62,6 +82,6 @@ export function openOptions(o: StoreOptions, env: NodeJS.ProcessEnv = process.en
 }
 
 /** Open the store `o` names. */
-export function openStore(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): Promise<Engram> {
-  return Engram.open(openOptions(o, env));
+export async function openStore(o: StoreOptions, env: NodeJS.ProcessEnv = process.env): Promise<Engram> {
+  return Engram.open(openOptions(await resolveStoreUser(o, env), env));
 }
