@@ -1,0 +1,20 @@
+// What engram keeps about a person, measured by the reference evaluator of persona-dev
+// (Synthetic-Persona-Chat, conversations no one here wrote) through this package.
+// The floors are this build's figures less a margin of 0.01 (docs/memory-model.md): a change
+// that keeps less of what people say, or more noise, fails here.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { evaluate } from "../bench/persona.mjs";
+
+test("on persona-dev engram keeps at least 0.83 of the persona lines users state, at precision at least 0.21, and something in all but 25 conversations", () => {
+  const r = evaluate();
+  assert.equal(r.conversations, 997);
+  assert.ok(r.coverage >= 0.83, `coverage ${r.coverage}`);
+  assert.ok(r.precision >= 0.21, `precision ${r.precision}`);
+  assert.ok(r.conversations_with_nothing_kept <= 25, `nothing kept in ${r.conversations_with_nothing_kept}`);
+});
+
+test("what the assistant says is never kept as the user's memory (every user turn replaced by 'ok')", () => {
+  const r = evaluate(["--assistant-only"]);
+  assert.equal(r.kept_per_conversation, 0, JSON.stringify(r));
+});
