@@ -27,7 +27,7 @@
 //! [partition](store::partition) is one user's state and merges that user's ops, a
 //! [session](store::session) one conversation's working memory, an [op](store::ops) one
 //! replicated change), [`read`] (recall), [`index`], [`context`] (the prompt under a token
-//! budget), [`knowledge`] (facts, graph, procedures), [`consolidate`] and [`sync`]. A
+//! budget), [`knowledge`] (facts, graph), [`procedures`] (the tenant's rules), [`consolidate`] and [`sync`]. A
 //! [frame](codec::frames) is one sync message, a snapshot the whole state as bytes.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -47,6 +47,7 @@ pub mod index;
 pub mod knowledge;
 pub mod model;
 pub mod pii;
+pub mod procedures;
 pub mod read;
 pub mod store;
 pub mod sync;
@@ -67,7 +68,7 @@ pub use engram::{EmbedderInfo, Engram, ListFilter};
 pub use error::{Error, ErrorClass, Result};
 pub use hlc::{Hlc, Millis, Stamp};
 pub use index::vector::Precision;
-pub use knowledge::procedures::{Procedure, ProcedureInput};
+pub use procedures::{Procedure, ProcedureInput};
 pub use model::{FactKey, Kind, Layer, MemoryInput, Record, Scope, Sensitivity, Source, UserKey, WriteAction, WriteOutcome, LIBRARY_USER, PROCEDURES_USER};
 pub use read::decay::Decay;
 pub use read::recall::{Hit, Recall, RecallQuery, RouteName, ScoreParts};

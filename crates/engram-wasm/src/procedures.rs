@@ -1,4 +1,4 @@
-//! Binding of procedural memory (`engram_core::knowledge::procedures`): the operator's
+//! Binding of procedural memory (`engram_core::procedures`): the operator's
 //! procedures of a tenant, by id — put, get, list, history, delete. They live in the
 //! tenant's own partition, so these calls take a tenant, not a user's scope.
 

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::read::recall::{RecallQuery, RouteName};
-use crate::knowledge::procedures::instruction_line;
+use crate::procedures::instruction_line;
 use crate::context::render::{date, quote, CLOSE, OPEN, PREAMBLE};
 use crate::engram::Engram;
 use crate::error::Result;

@@ -21,7 +21,7 @@ pub enum Kind {
     /// A summary of a past interaction.
     Episode,
     /// Procedural memory: how the agent should behave. Only procedures, in a tenant's own
-    /// partition, have it ([`crate::knowledge::procedures`]); user writes refuse it.
+    /// partition, have it ([`crate::procedures`]); user writes refuse it.
     Instruction,
     /// Progress on a long-running task.
     Task,
@@ -96,7 +96,7 @@ impl Layer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
-    /// The developer or operator. Procedures (see [`crate::knowledge::procedures`]) carry it;
+    /// The developer or operator. Procedures (see [`crate::procedures`]) carry it;
     /// a user's memory with it is still data, never an instruction.
     System,
     User,

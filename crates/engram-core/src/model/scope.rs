@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 /// The longest tenant, user, agent or session id accepted.
 pub const MAX_ID_LEN: usize = crate::model::limits::MAX_SCOPE_ID;
 
-/// The user id of a tenant's procedures partition (see [`crate::knowledge::procedures`]):
+/// The user id of a tenant's procedures partition (see [`crate::procedures`]):
 /// reserved, so no user's scope can name it and no user write path can reach it.
 pub const PROCEDURES_USER: &str = "~procedures";
 

@@ -5,7 +5,7 @@
 use crate::archive::library;
 use crate::error::{Error, Result};
 use crate::knowledge::graph::EntityRef;
-use crate::knowledge::procedures;
+use crate::procedures;
 use crate::model::Scope;
 use crate::store::ops::{Op, OpBody};
 
