@@ -184,3 +184,23 @@ test("a multi-step call with tools observes the user message once and the final 
   assert.deepEqual(turns, [["user", "What's the weather where I live?"], ["assistant", "It will be sunny in Hangzhou."]]);
   await mem.close();
 });
+
+test("the model's reply (\"Got it.\") is a message of its session, never a fact, and another session's recall and context never return it", async () => {
+  const mem = await open();
+  const stub = new MockLanguageModelV3({ doGenerate: [answer("Got it."), answer("Got it.")] });
+  const model = wrapLanguageModel({ model: stub, middleware: engramMiddleware({ memory: mem, session: "chat-1", budget: 200 }) });
+  await generateText({ model, prompt: "I'm allergic to peanuts." });
+  await generateText({ model, prompt: "My sister is called Ana." });
+
+  const kept = (await mem.list()).filter((r) => r.kind !== "message").map((r) => r.text).sort();
+  assert.deepEqual(kept, ["User is allergic to peanuts", "User's sister is called Ana"]);
+  const turns = await mem.session("chat-1").recent();
+  assert.deepEqual(turns.filter((t) => t.source === "assistant").map((t) => t.text), ["Got it.", "Got it."], "kept as turns of chat-1");
+  for (const q of ["Got it.", "got it", "what did you say?"]) {
+    const { hits } = await mem.recall(q, { k: 20 });
+    assert.ok(!hits.some((h) => h.record.source === "assistant"), `${q}: ${JSON.stringify(hits.map((h) => h.record.text))}`);
+  }
+  const ctx = await mem.buildContext("Got it. What should I cook tonight?", { budget: 300, session: "chat-2" });
+  assert.ok(!ctx.text.includes("Got it."), ctx.text);
+  assert.ok(ctx.text.includes("User is allergic to peanuts"), ctx.text);
+});
