@@ -106,12 +106,23 @@ function render() {
   });
 }
 
+/** Under a user turn: what was kept from it (new, or seen again), or that nothing was. */
+async function showKept(li, observed) {
+  const ids = new Set(observed.remembered.filter((o) => ["inserted", "reinforced", "duplicate"].includes(o.action)).map((o) => o.id));
+  const texts = ids.size ? (await mem.list()).filter((r) => ids.has(r.id)).map((r) => r.text) : [];
+  const kept = document.createElement("span");
+  kept.className = "kept";
+  kept.textContent = texts.length ? `kept: ${texts.join(" · ")}` : "nothing kept from this message";
+  li.append(kept);
+}
+
 async function send(text) {
   const s = applySettings();
   const budget = Number(s.budget) || 900;
-  bubble("user", text);
+  const said = bubble("user", text).parentElement;
   const t0 = performance.now();
   const observed = await mem.observe([{ role: "user", text }], { session: SESSION });
+  await showKept(said, observed);
   const recall = await mem.recall(text);
   const context = await mem.buildContext(text, { session: SESSION, budget });
   last = { recall, context };

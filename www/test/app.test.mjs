@@ -30,6 +30,12 @@ test("offline by default: turns are observed, the panel explains recall, and the
   await chat(page, "I switched from Python to Go.");
   await chat(page, "Which programming language should the new service use?");
   await settled(page);
+  // Under each user turn, what was kept from it — or that nothing was.
+  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  assert.equal(kept.length, 3, kept.join(" | "));
+  assert.match(kept[0], /^kept: .*User's name is Zhang San/);
+  assert.match(kept[1], /^kept: .*User prefers Go/);
+  assert.equal(kept[2], "nothing kept from this message", "a question keeps nothing");
 
   const prompt = JSON.parse(await page.getAttribute("#log li.prompt:last-child pre", "data-body"));
   assert.equal(await page.textContent("#log li.prompt:last-child pre"), prompt.messages.map((x) => `── ${x.role} ──\n${x.content}`).join("\n"));
