@@ -73,3 +73,24 @@ fn a_question_turn_states_nothing_and_ranks_below_the_fact_that_answers_it() {
     assert_eq!(hits[0].record.text, "Prefers Rust");
     assert!(hits[1].record.importance < 0.3, "the question turn is kept, with a low importance");
 }
+
+#[test]
+fn the_models_turns_stay_in_their_session_and_recall_returns_only_what_people_and_sources_said() {
+    use engram_core::{Kind, RecallQuery, Source};
+    let mut e = Engram::new(Config::default(), 1);
+    let user = Scope::user("t", "m");
+    let s = user.clone().with_session("s");
+    e.append_turn(&s, Turn::user("I am allergic to peanuts"), T0).expect("user turn");
+    e.append_turn(&s, Turn::assistant("Got it, peanuts are off the menu."), T0 + 1).expect("model turn");
+    e.remember(&user, MemoryInput::fact("Peanuts are a legume").with_source(Source::Assistant), T0 + 2).expect("fact");
+    let hits = e.recall(&user, &RecallQuery::text("peanuts"), T0 + 3).expect("recall").hits;
+    let texts: Vec<&str> = hits.iter().map(|h| h.record.text.as_str()).collect();
+    assert!(!texts.iter().any(|t| t.starts_with("Got it")), "the model's turn is not a memory: {texts:?}");
+    assert!(texts.contains(&"Peanuts are a legume"), "a fact the model stated on purpose is: {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("allergic to peanuts")), "{texts:?}");
+    assert_eq!(e.recent_turns(&s, None).expect("recent").len(), 2, "both turns are in the session");
+    let mut q = RecallQuery::text("peanuts");
+    q.kinds = vec![Kind::Message];
+    let by_kind = e.recall(&user, &q, T0 + 3).expect("by kind").hits;
+    assert!(by_kind.iter().any(|h| h.record.text.starts_with("Got it")), "asked for by kind, it comes back");
+}

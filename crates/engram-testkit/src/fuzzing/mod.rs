@@ -12,7 +12,7 @@
 //! the bytes hold), so mutations of the payload reach the payload decoder instead of
 //! stopping at the checksum.
 
-use engram_core::codec::frames::{decode_frames, encode_frames, Frame};
+use engram_core::codec::frames::{decode_frames, encode_frames};
 use engram_core::embed::{BertConfig, BertEmbedder, StaticEmbedder};
 use engram_core::pii::{self, PiiAction, PiiPolicy, Scrubbed};
 use engram_core::{

@@ -35,7 +35,7 @@ impl SlotMeta {
     const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN, from_model: false };
 
     fn of(r: &Record) -> Self {
-        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX), from_model: r.source == crate::model::Source::Assistant }
+        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX), from_model: r.kind == Kind::Message && r.source == crate::model::Source::Assistant }
     }
 
     /// Current and not expired at `now`.
