@@ -61,3 +61,42 @@ fn extraction_meets_its_f1_goal_on_the_labelled_corpus() {
     assert!(r.cases >= 100, "corpus has {} cases", r.cases);
     assert!(r.counts.f1() >= 0.85, "F1 {:.3}: {:#?}", r.counts.f1(), r.errors);
 }
+
+#[test]
+fn liking_to_go_to_concerts_is_not_a_dislike_of_concerts_and_an_answer_is_not_a_correction() {
+    let all = |s: &str| texts(s).join(" | ");
+    let concerts = all("I like to go to concerts with my friends");
+    assert!(!concerts.contains("dislikes"), "{concerts}");
+    assert!(!texts("I like to go to concerts with my friends").contains(&"User likes to go".to_owned()), "{concerts}");
+    assert_eq!(texts("I prefer tea to coffee"), vec!["User prefers tea", "User dislikes coffee"], "prefer X to Y compares");
+    for answer in ["No, not really.", "No, I don't have any pets.", "Nope, I've never been there."] {
+        assert!(!all(answer).contains("Correction"), "{answer:?}: {}", all(answer));
+    }
+    assert_eq!(texts("No, I just play with my friends for fun"), vec!["User just plays with their friends for fun"]);
+}
+
+#[test]
+fn what_is_denied_supposed_or_a_template_slot_is_not_read_by_the_keyed_rules() {
+    for s in ["I don't work at Acme any more", "If I lived in Paris I would walk everywhere", "My mom says I moved to Lyon", "Hi, I'm (name)", "I'm [user 1 name]"] {
+        assert_eq!(texts(s), Vec::<String>::new(), "{s:?}");
+    }
+}
+
+#[test]
+fn a_pronoun_is_read_as_the_relative_named_before_it_and_an_unresolved_one_keeps_nothing() {
+    assert!(texts("I have a sister. She's a pole dancer.").contains(&"User's sister is a pole dancer".to_owned()), "{:?}", texts("I have a sister. She's a pole dancer."));
+    assert!(texts("I spend a lot of time with my son. He's in junior high school.").contains(&"User's son is in junior high school".to_owned()));
+    for s in ["I love the energy they bring to the stage", "I have read almost all of her books", "I moved there last year", "I like to add some walnuts to mine"] {
+        assert_eq!(texts(s), Vec::<String>::new(), "{s:?}");
+    }
+    let spain = texts("I've been to Spain a few times, it's a beautiful country.");
+    assert_eq!(spain, vec!["User has been to Spain a few times"], "a new subject after a comma is a clause of its own");
+}
+
+#[test]
+fn later_first_persons_and_adverbs_read_as_the_third_person() {
+    assert_eq!(texts("I used to do ballet when I was younger"), vec!["User used to do ballet when they were younger"]);
+    assert_eq!(texts("I usually just run 5Ks"), vec!["User usually just runs 5Ks"]);
+    assert_eq!(texts("I don't drink alcohol"), vec!["User doesn't drink alcohol"]);
+    assert_eq!(texts("I'm working on getting my masters degree"), vec!["User is working on getting their masters degree"]);
+}

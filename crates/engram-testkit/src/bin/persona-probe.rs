@@ -1,10 +1,12 @@
 //! The persona-dev figures of the extractor alone, natively and fast (no write path, no
 //! wasm): `cargo run -p engram-testkit --bin persona-probe -- persona-dev.json [--misses N]
-//! [--wrong N]`. The measure of record is the reference evaluator through the SDK
-//! (`bench/persona.mjs`); this one is for looking at what is kept and what is missed.
+//! [--wrong N] [--dump N]` (`--dump`: what the first N conversations keep). The measure of
+//! record is the reference evaluator through the SDK (`bench/persona.mjs`); this one is for
+//! looking at what is kept and what is missed.
 use std::collections::BTreeSet;
 
 use engram_core::knowledge::extract::extract;
+use engram_core::Kind;
 
 const STOP: &str = "a an the and or but of to in on at for with from by as is am are was were be been being i me my mine myself we our you your he she it its they them their this that these those have has had do does did so very really just also too not no can could would will shall should may might must like love enjoy about into out up down over than then there here what who whom which when where why how all any some more most much many one two lot lots get got go going im ive id dont cant";
 
@@ -40,14 +42,14 @@ fn states(mem: &BTreeSet<String>, line: &BTreeSet<String>) -> bool {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |f: &str| args.iter().position(|a| a == f).and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-    let (show_misses, show_wrong) = (flag("--misses"), flag("--wrong"));
+    let (show_misses, show_wrong, dump) = (flag("--misses"), flag("--wrong"), flag("--dump"));
     let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&args[1]).expect("read")).expect("json");
     let stop: BTreeSet<&str> = STOP.split(' ').collect();
     let (mut lines, mut covered, mut kept, mut precise, mut empty) = (0, 0, 0, 0, 0);
     let (mut misses, mut wrong) = (Vec::new(), Vec::new());
     let mut by_cat: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     let convs = data["valid"].as_array().expect("valid");
-    for conv in convs {
+    for (ci, conv) in convs.iter().enumerate() {
         let strs = |k: &str| conv[k].as_array().map(|a| a.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect::<Vec<_>>()).unwrap_or_default();
         let (p1, p2) = (strs("persona1"), strs("persona2"));
         let all: Vec<(bool, String)> = conv["turns"].as_array().expect("turns").iter().filter_map(|t| Some((t["speaker"] == 1, t["text"].as_str()?.to_owned()))).collect();
@@ -55,7 +57,8 @@ fn main() {
         let mut texts: Vec<String> = Vec::new();
         let mut cats: Vec<String> = Vec::new();
         for (_, u) in all.iter().filter(|(is_user, _)| *is_user) {
-            for e in extract(u) {
+            // As the reference evaluator counts: turns, episodes, summaries and events are not kept facts.
+            for e in extract(u).into_iter().filter(|e| !matches!(e.kind, Kind::Event | Kind::Episode | Kind::Summary | Kind::Message)) {
                 if !texts.contains(&e.text) {
                     texts.push(e.text);
                     cats.push(e.tags.iter().find(|t| t.starts_with("category:")).cloned().unwrap_or_else(|| "keyed rule".into()));
@@ -64,6 +67,12 @@ fn main() {
         }
         if texts.is_empty() {
             empty += 1;
+        }
+        if ci < dump {
+            println!("CONVERSATION persona {p1:?}");
+            for t in &texts {
+                println!("  KEPT {t}");
+            }
         }
         let sets: Vec<_> = texts.iter().map(|t| words(t, &stop)).collect();
         let uw: Vec<_> = user.iter().map(|t| words(t, &stop)).collect();

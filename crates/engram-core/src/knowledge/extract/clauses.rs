@@ -23,8 +23,10 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
         return out;
     }
     let mut start = 0;
-    // A cut runs from the separator's start to the first-person word that follows it.
-    let mut cuts: Vec<(usize, usize)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.start()))).collect();
+    // A cut runs from the separator's start to the word that begins the next clause: a first
+    // person, a new subject ("…, it's a beautiful country") or whatever follows ", but".
+    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
+    let mut cuts: Vec<(usize, usize)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), next(&c)?))).collect();
     cuts.push((rest.len(), rest.len()));
     for (s, e) in cuts {
         let c = tidy(&rest[start..s]);
@@ -77,10 +79,10 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     if p.negation.is_match(&lower) && !p.dislike.is_match(&lower) {
         return Some("a negation");
     }
-    if clause.contains('[') || clause.contains('{') {
+    if is_placeholder(clause) {
         return Some("a placeholder, not a value");
     }
-    if p.pointer_tail.is_match(&lower) {
+    if p.pointer_tail.is_match(&lower) || p.pointer.is_match(&lower) {
         return Some("its object points to another turn");
     }
     if content_words(&lower) == 0 {
@@ -90,6 +92,22 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
 }
 
 /// True for "I don't like X", "I hate X": a dislike is kept, as a dislike.
+/// Whether a first-person clause states nothing a keyed rule may read as the user's fact:
+/// a hypothetical, reported speech, a negation (a dislike aside) or a placeholder. (A
+/// correction — "No, the deadline is Friday, not Thursday" — is not about the speaker.)
+pub(crate) fn blocks_rules(clause: &str) -> bool {
+    let p = patterns();
+    let lower = clause.to_lowercase();
+    p.first_person.is_match(clause)
+        && (p.hypothetical.is_match(&lower) || p.reported.is_match(&lower) || (p.negation.is_match(&lower) && !p.dislike.is_match(&lower)) || is_placeholder(clause))
+}
+
+/// "[name]", "{city}", "(User 1's name)": a slot of a template, not a value.
+fn is_placeholder(clause: &str) -> bool {
+    let lower = clause.to_lowercase();
+    clause.contains('[') || clause.contains('{') || lower.split('(').skip(1).any(|inner| inner.split(')').next().is_some_and(|i| i.contains("name") || i.contains("user")))
+}
+
 pub(crate) fn is_dislike(clause: &str) -> bool {
     patterns().dislike.is_match(&clause.to_lowercase())
 }
@@ -131,6 +149,7 @@ struct Patterns {
     negation: Regex,
     dislike: Regex,
     pointer_tail: Regex,
+    pointer: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -139,19 +158,20 @@ fn patterns() -> &'static Patterns {
         let re = |s: &str| Regex::new(s).unwrap_or_else(|e| unreachable!("clause pattern {s}: {e}"));
         Patterns {
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)"),
-            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|they|he|she|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b))|[,;]\s*(but\s)"),
+            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|Me and my\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal)\b"),
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
-            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|excited|happy|proud|thrilled|looking forward|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|can't wait|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope|guess|bet|agree|know|understand|see|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|wait|believe)|cannot (?:imagine|wait)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|excited|happy|proud|thrilled|looking forward|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|can't wait|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|wait|believe)|cannot (?:imagine|wait)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
             reported: re(r"^my [a-z]+(?: [a-z]+)? (?:said|says|told|thinks|thought|believes)\b|^i (?:heard|read|saw on|was told)\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
             pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
+            pointer: re(r"^i\b.*\b(?:it|there|those|these|her|him|them|they|mine)\b"),
         }
     })
 }

@@ -130,20 +130,31 @@ pub(crate) fn third_person(clause: &str) -> Option<String> {
         ("User's".to_owned(), &c[m[0].len()..])
     } else if let Some(m) = p.me_and_my.captures(c) {
         ("User and their".to_owned(), &c[m[0].len()..])
-    } else if let Some(m) = p.verb.captures(c) {
+    } else if let Some(m) = p.dont.captures(c) {
+        // A dislike ("I don't drink alcohol"): the only negation a clause may keep.
         let adverb = m.get(1).map_or(String::new(), |a| format!("{} ", a.as_str().trim().to_lowercase()));
+        (format!("User {adverb}doesn't"), &c[m[0].len()..])
+    } else if let Some(m) = p.verb.captures(c) {
+        let adverb = m.get(1).filter(|a| !a.as_str().trim().is_empty()).map_or(String::new(), |a| format!("{} ", a.as_str().split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()));
         (format!("User {adverb}{}", conjugate(&m[2])), &c[m[0].len()..])
     } else {
         return None;
     };
-    let rest = p.later_i_am.replace_all(rest, "${1}they are");
+    let text = later_persons(&format!("{head}{rest}")).trim().trim_end_matches(['.', '!', ',', ';', ' ']).to_owned();
+    (text.split_whitespace().count() >= 3).then_some(text)
+}
+
+/// The first persons after a fact's head in the third: "User is working on my degree" →
+/// "User is working on their degree", "when I was young" → "when they were young".
+pub(crate) fn later_persons(text: &str) -> String {
+    let p = patterns();
+    let rest = p.later_i_am.replace_all(text, "${1}they are");
     let rest = p.later_i_have.replace_all(&rest, "${1}they have");
+    let rest = p.later_i_was.replace_all(&rest, "${1}they were");
     let rest = p.later_i.replace_all(&rest, "${1}they");
     let rest = p.my_word.replace_all(&rest, "${1}their");
     let rest = p.me_word.replace_all(&rest, "${1}them");
-    let rest = p.myself.replace_all(&rest, "${1}themselves");
-    let text = format!("{head}{rest}").trim().trim_end_matches(['.', '!', ',', ';', ' ']).to_owned();
-    (text.split_whitespace().count() >= 3).then_some(text)
+    p.myself.replace_all(&rest, "${1}themselves").into_owned()
 }
 
 /// The third person singular of an English verb in the present ("love" → "loves",
@@ -175,9 +186,11 @@ struct Patterns {
     be: Regex,
     my: Regex,
     me_and_my: Regex,
+    dont: Regex,
     verb: Regex,
     later_i_am: Regex,
     later_i_have: Regex,
+    later_i_was: Regex,
     later_i: Regex,
     my_word: Regex,
     me_word: Regex,
@@ -209,9 +222,11 @@ fn patterns() -> &'static Patterns {
             be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),
             my: re(r"^(?i:my)\b"),
             me_and_my: re(r"^(?i:me and my)\b"),
-            verb: re(r"^I\s+((?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+)?([A-Za-z]+)\b"),
+            dont: re(r"^I\s+((?i:really|just|absolutely|truly)\s+)?(?i:don't|do not|dont)\b"),
+            verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
             later_i_am: re(r"(\W)(?:I'm|I am)\b"),
             later_i_have: re(r"(\W)(?:I've|I have)\b"),
+            later_i_was: re(r"(\W)I was\b"),
             later_i: re(r"(\W)I\b"),
             my_word: re(r"(\W)(?i:my)\b"),
             me_word: re(r"(\W)(?i:me)\b"),
@@ -259,6 +274,9 @@ mod tests {
         assert_eq!(fact("I watch TV when I'm bored").text, "User watches TV when they are bored");
         assert_eq!(fact("I also volunteer at a homeless shelter").text, "User also volunteers at a homeless shelter");
         assert_eq!(fact("I grew up in Ohio").text, "User grew up in Ohio");
+        assert_eq!(fact("I usually just run 5Ks").text, "User usually just runs 5Ks");
+        assert_eq!(fact("I don't drink alcohol").text, "User doesn't drink alcohol");
+        assert_eq!(fact("I used to do ballet when I was younger").text, "User used to do ballet when they were younger");
     }
 
     #[test]

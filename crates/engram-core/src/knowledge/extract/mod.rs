@@ -7,6 +7,7 @@
 mod clauses;
 mod en;
 mod lexicon;
+mod refer;
 mod rules;
 mod zh;
 
@@ -86,26 +87,44 @@ pub fn extract(text: &str) -> Vec<Extracted> {
             out.push(e);
         }
     };
-    for sentence in split_sentences(text) {
+    // The relative or pet the turn named last, for a sentence that begins "She's …".
+    let mut antecedent: Option<String> = None;
+    for said in split_sentences(text) {
+        let resolved = antecedent.as_deref().and_then(|a| refer::resolved(said, a));
+        let sentence = resolved.as_deref().unwrap_or(said);
+        if let Some(a) = refer::antecedent(sentence) {
+            antecedent = Some(a);
+        }
         let asked = is_question(sentence);
+        let chinese = sentence.chars().any(crate::index::lexical::terms::is_cjk);
+        let clauses = if chinese { Vec::new() } else { clauses::clauses(sentence) };
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
         if !asked && route(sentence) == Route::Retrieve {
             for rule in rules::rules().iter().chain(zh::rules(sentence)) {
                 for caps in rule.re.captures_iter(sentence) {
+                    // A rule read inside a clause that states nothing as fact ("I don't work at
+                    // Acme any more", "if I lived in Paris", "my mom says I moved to Lyon").
+                    let at = caps.get(0).map_or(0, |m| m.start());
+                    if clauses.iter().any(|(c, span)| span.contains(&at) && clauses::blocks_rules(c)) {
+                        continue;
+                    }
                     let built = (rule.build)(&caps);
                     if let (Some(m), false) = (caps.get(0), built.is_empty()) {
                         read.push(m.range());
                     }
-                    for e in built {
+                    for mut e in built {
+                        if !chinese {
+                            e.text = en::later_persons(&e.text);
+                        }
                         push(&mut out, e);
                     }
                 }
             }
         }
-        if sentence.chars().any(crate::index::lexical::terms::is_cjk) {
+        if chinese {
             continue;
         }
-        for (clause, span) in clauses::clauses(sentence) {
+        for (clause, span) in clauses {
             if read.iter().any(|r| r.start < span.end && span.start < r.end) || clauses::refusal(&clause).is_some() {
                 continue;
             }

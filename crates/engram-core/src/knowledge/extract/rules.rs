@@ -110,14 +110,19 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"(?i)\bi (?:switched|moved|migrated|changed) from\s+([\w#+. -]{1,30}?)\s+to\s+([\w#+.-]{1,30})", |c| {
                 vec![preference(&c[2], true, false)]
             }),
-            r(r"(?i)\bi (?:really |much |strongly )?(?:prefer|love|like|enjoy)\s+([\w#+. -]{1,30}?)(?:\s+(?:over|to|more than)\s+([\w#+.-]{1,30}))?(?:[,.!]|\s+(?:and|but|for|because)\b|$)", |c| {
+            r(r"(?i)\bi (?:really |much |strongly )?(prefer|love|like|enjoy)\s+([\w#+. -]{1,30}?)(?:\s+(over|to|more than)\s+([\w#+.-]{1,30}))?(?:[,.!]|\s+(?:and|but|for|because)\b|$)", |c| {
                 // A thing of a known category ("I prefer Rust") or a comparison is keyed here;
-                // any other liking is a self-fact of its own (`en.rs`).
-                if category_of(&clean(&c[1])).is_none() && c.get(2).is_none() {
+                // any other liking is a self-fact of its own (`en.rs`). "Prefer X to Y" compares;
+                // "like to go to concerts" does not, and an activity ("to go", "going") is not
+                // a thing of a category: "go" the language is "Go".
+                let thing = clean(&c[2]);
+                let compares = c.get(3).is_some_and(|w| !w.as_str().eq_ignore_ascii_case("to") || c[1].eq_ignore_ascii_case("prefer"));
+                let activity = thing.to_lowercase().starts_with("to ") || thing.split_whitespace().next().is_some_and(|w| w.to_lowercase().ends_with("ing"));
+                if activity || (category_of(&thing).is_none() || thing == "go") && !compares {
                     return Vec::new();
                 }
-                let mut out = vec![preference(&c[1], true, false)];
-                if let Some(other) = c.get(2) {
+                let mut out = vec![preference(&thing, true, false)];
+                if let Some(other) = c.get(4).filter(|_| compares) {
                     out.push(preference(other.as_str(), false, false));
                 }
                 out
@@ -140,6 +145,14 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"(?i)\blet'?s go with\s+(.{2,80}?)(?:[.!]|$)", |c| vec![untagged(Kind::Event, format!("User decided to go with {}", clean(&c[1])), 0.85, 0.8)]),
             // ---- corrections of the assistant ----
             r(r"(?i)^\s*(?:no|nope|that'?s (?:not right|wrong|incorrect)|actually|correction)[,:!.]?\s+(.{3,160}?)\s*$", |c| {
+                // "No, the deadline is Friday" corrects; "No, I just play for fun" and "No, not
+                // really" answer a question: what a first-person answer states is read as any
+                // other clause, and an answer that states nothing is not kept.
+                let said = c[1].trim_start().to_lowercase();
+                let answers = ["i ", "i'm", "i've", "i'd", "i'll", "my ", "me ", "not", "really", "yet", "thanks", "thank", "never", "nothing", "none"];
+                if answers.iter().any(|a| said.starts_with(a)) || said.split_whitespace().count() < 3 {
+                    return Vec::new();
+                }
                 let mut e = untagged(Kind::Fact, format!("Correction from the user: {}", clean(&c[1])), 0.8, 0.9);
                 e.tags.push("correction".into());
                 vec![e]
