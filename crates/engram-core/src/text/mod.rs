@@ -24,22 +24,79 @@ pub fn content_hash(normalized: &str) -> u64 {
     h
 }
 
-/// Whether two texts that embed close together may be the same memory: the same numbers,
-/// the same polarity, and at least half of their terms shared. Embeddings — a static token
-/// table most of all — put "meeting at 3pm" next to "meeting at 4pm" and "likes X" next to
-/// "does not like X"; merging those would lose a memory.
+pub mod subjects;
+
+use std::collections::BTreeSet;
+
+/// Whether two texts that embed close together may be the same memory ([`Substance`]).
 pub fn same_substance(a: &str, b: &str) -> bool {
-    if numbers(a) != numbers(b) || negated(a) != negated(b) {
-        return false;
-    }
-    let ta: std::collections::BTreeSet<String> = crate::index::lexical::terms::terms(a).into_iter().collect();
-    let tb: std::collections::BTreeSet<String> = crate::index::lexical::terms::terms(b).into_iter().collect();
-    let union = ta.union(&tb).count();
-    union == 0 || 2 * ta.intersection(&tb).count() >= union
+    Substance::of(a).agrees(&Substance::of(b))
 }
 
-fn numbers(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = text.split(|c: char| !c.is_numeric()).filter(|s| !s.is_empty()).collect();
+/// What two texts that embed close together must share to be one memory: the same
+/// numbers, the same polarity, the same subjects ([`subjects`]: names, places, third
+/// persons), and at least half of their terms. Embeddings — a static token table most of
+/// all — put "meeting at 3pm" next to "meeting at 4pm", "likes X" next to "does not like
+/// X" and "Alice is allergic to peanuts" next to "Bob is allergic to peanuts"; merging
+/// those would lose a memory. Computed once for a new memory, then compared with each
+/// neighbour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Substance {
+    numbers: Vec<String>,
+    negated: bool,
+    subjects: BTreeSet<String>,
+    terms: BTreeSet<String>,
+}
+
+impl Substance {
+    /// The substance of `text`.
+    pub fn of(text: &str) -> Self {
+        Substance {
+            numbers: numbers(text),
+            negated: negated(text),
+            subjects: subjects::subjects(text),
+            terms: crate::index::lexical::terms::terms(text).into_iter().collect(),
+        }
+    }
+
+    /// Whether a memory of `self` and one of `other` may be the same memory.
+    pub fn agrees(&self, other: &Substance) -> bool {
+        if self.numbers != other.numbers || self.negated != other.negated || self.subjects != other.subjects {
+            return false;
+        }
+        let union = self.terms.union(&other.terms).count();
+        union == 0 || 2 * self.terms.intersection(&other.terms).count() >= union
+    }
+}
+
+/// The numbers a text states, in digits or in words ("two kids", "两个孩子"), sorted.
+fn numbers(text: &str) -> Vec<String> {
+    const WORDS: &[(&str, &str)] = &[
+        ("one", "1"), ("two", "2"), ("three", "3"), ("four", "4"), ("five", "5"), ("six", "6"), ("seven", "7"),
+        ("eight", "8"), ("nine", "9"), ("ten", "10"), ("eleven", "11"), ("twelve", "12"), ("twenty", "20"),
+        ("hundred", "100"), ("thousand", "1000"), ("first", "1st"), ("second", "2nd"), ("third", "3rd"),
+        ("twice", "2x"), ("once", "1x"), ("dozen", "12"), ("both", "2"),
+    ];
+    // A Chinese numeral counts before a measure word (两个, 三只, 五岁): alone, 一 is in 一起 and 一样.
+    const ZH: &str = "一二两三四五六七八九十百千万";
+    const MEASURES: &str = "个只位岁年次天本条件口家名张辆套周月";
+    let mut out: Vec<String> = text.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(str::to_owned).collect();
+    let lower = text.to_lowercase();
+    for w in lower.split(|c: char| !c.is_alphanumeric()) {
+        if let Some((_, n)) = WORDS.iter().find(|(word, _)| *word == w) {
+            out.push((*n).to_owned());
+        }
+    }
+    let chars: Vec<char> = text.chars().collect();
+    for (i, w) in chars.windows(2).enumerate() {
+        if ZH.contains(w[0]) && MEASURES.contains(w[1]) {
+            let mut run = i;
+            while run > 0 && ZH.contains(chars[run - 1]) {
+                run -= 1;
+            }
+            out.push(chars[run..=i].iter().collect());
+        }
+    }
     out.sort_unstable();
     out
 }

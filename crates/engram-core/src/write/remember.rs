@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::hlc::Millis;
 use crate::model::{Kind, Layer, MemoryInput, Record, Scope, WriteAction, WriteOutcome};
 use crate::pii::{scrub, PiiKind, Sealed, Scrubbed};
-use crate::text::{content_hash, normalize, same_substance};
+use crate::text::{content_hash, normalize, Substance};
 
 use crate::model::limits::{check_id, check_label, check_tags, check_text, MAX_KEY_PART, MAX_RECORD_ID};
 
@@ -251,14 +251,15 @@ fn exact_duplicate(part: &Partition, input: &MemoryInput, hash: u64, sealed: &[S
 }
 
 /// 2. A near duplicate — only for unkeyed memories (same-key different-text is a conflict),
-///    and only with the same numbers, polarity and most words (`same_substance`).
+///    and only with the same numbers, polarity, subjects and most words ([`Substance`]).
 fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Millis) -> Option<(u32, Option<f32>)> {
     if input.key.is_some() || input.replaces.is_some() || threshold > 1.0 {
         return None;
     }
     let (v, ix) = (input.embedding.as_ref()?, part.vectors(Pool::Memories)?);
+    let mine = Substance::of(&input.text);
     let near = ix.search(v, 1, threshold, |s| {
-        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && same_substance(&input.text, &r.text))
+        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && Substance::of(&r.text).agrees(&mine))
     });
     near.first().map(|&(slot, sim)| (slot, Some(sim)))
 }
