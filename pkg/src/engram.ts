@@ -35,7 +35,7 @@ import { importEncryptionKey } from "./encryption.js";
 import { encryptedStore } from "./store/encrypted.js";
 import { MemoryStorage } from "./store/memory.js";
 import type { StorageAdapter } from "./store/types.js";
-import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
+import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, QuarantinedBatch, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
 import { WriterLock } from "./store/writer-lock.js";
 import { Writer, checkText, type Written } from "./write/remember.js";
 
@@ -295,6 +295,37 @@ export class Engram {
   /** Local change batches not yet accepted by the origin. */
   async pendingSync(): Promise<number> {
     return (await this.persistence.pendingOutbox(Number.MAX_SAFE_INTEGER)).length;
+  }
+
+  /**
+   * Batches the origin refused for what they hold, set aside so that later changes still
+   * sync (a `sync-quarantined` event announced each): their id, size and the origin's answer.
+   * The changes in them stay in this store; `retryQuarantined` sends them again (after an
+   * upgrade of the origin, say), `discardQuarantined` drops them from sync.
+   */
+  async quarantined(): Promise<QuarantinedBatch[]> {
+    this.life.assertOpen();
+    return (await this.persistence.quarantined()).map((b) => ({ id: b.id, bytes: b.bytes.length, code: b.code, message: b.message, at: b.at }));
+  }
+
+  /** Put quarantined batches (all, or those of `ids`) back in the outbox; returns how many. */
+  async retryQuarantined(ids?: string[]): Promise<number> {
+    const n = await this.release(ids, true);
+    if (n > 0) this.syncClient?.poke();
+    return n;
+  }
+
+  /** Drop quarantined batches (all, or those of `ids`) from sync for good; returns how many. */
+  async discardQuarantined(ids?: string[]): Promise<number> {
+    return this.release(ids, false);
+  }
+
+  private async release(ids: string[] | undefined, retry: boolean): Promise<number> {
+    this.life.assertOpen();
+    await this.life.lock.ensure();
+    const chosen = (await this.persistence.quarantined()).filter((b) => ids === undefined || ids.includes(b.id));
+    await this.persistence.release(chosen.map((b) => b.seq), retry);
+    return chosen.length;
   }
 
   /**

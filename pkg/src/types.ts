@@ -293,3 +293,16 @@ export interface Written {
    */
   episode: string | null;
 }
+
+/** A batch of local changes the origin refused for what it holds, set aside by sync. */
+export interface QuarantinedBatch {
+  /** The batch's id (the frame id the origin saw). */
+  id: string;
+  /** Its size in bytes, as stored. */
+  bytes: number;
+  /** The SDK's error code (`SYNC_REJECTED`, `SYNC_FORBIDDEN`) and the origin's answer. */
+  code: string;
+  message: string;
+  /** When it was set aside (ms since the epoch). */
+  at: number;
+}

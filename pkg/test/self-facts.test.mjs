@@ -6,12 +6,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { evaluate } from "../bench/persona.mjs";
 
-test("on persona-dev engram keeps at least 0.83 of the persona lines users state, at precision at least 0.21, and something in all but 25 conversations", () => {
+// Nothing kept in 26 conversations: their users ask and react and state nothing of their own,
+// or only a template slot ("Hi, I'm (user 1's name)", refused as a placeholder since the
+// build that raised the precision floor from 0.21 to 0.23; four conversations more).
+test("on persona-dev engram keeps at least 0.83 of the persona lines users state, at precision at least 0.23, and something in all but 27 conversations", () => {
   const r = evaluate();
   assert.equal(r.conversations, 997);
   assert.ok(r.coverage >= 0.83, `coverage ${r.coverage}`);
-  assert.ok(r.precision >= 0.21, `precision ${r.precision}`);
-  assert.ok(r.conversations_with_nothing_kept <= 25, `nothing kept in ${r.conversations_with_nothing_kept}`);
+  assert.ok(r.precision >= 0.23, `precision ${r.precision}`);
+  assert.ok(r.conversations_with_nothing_kept <= 27, `nothing kept in ${r.conversations_with_nothing_kept}`);
 });
 
 test("what the assistant says is never kept as the user's memory (every user turn replaced by 'ok')", () => {

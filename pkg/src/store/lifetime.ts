@@ -10,11 +10,11 @@ import type { Embedder } from "../embed/types.js";
 import { EngramError, EngramFatalError, EngramInputError, fromCore } from "../errors.js";
 import type { ChangeEvent, ErrorEvent, OpenOptions } from "../options.js";
 import { engineFromSnapshot, type OpenReport, type Persistence } from "./persist.js";
-import type { SyncErrorEvent, SyncEvent } from "../sync/client.js";
+import type { SyncErrorEvent, SyncEvent, SyncQuarantineEvent } from "../sync/client.js";
 import { loadTokenizer } from "../context/tokens.js";
 import { webLocks, type WriterLock } from "./writer-lock.js";
 
-export type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent;
+export type AnyEvent = ChangeEvent | ErrorEvent | SyncEvent | SyncErrorEvent | SyncQuarantineEvent;
 export type Listener = (e: AnyEvent) => void;
 /**
  * The body of a write: its result, and the ids its change event names — or, for a write

@@ -47,6 +47,19 @@ export interface OutboxBatch {
 /** An outbox entry: `"ENGQ"`, u16 LE id length, the frame id (UTF-8), then the op batch. */
 const OUTBOX_MAGIC = [0x45, 0x4e, 0x47, 0x51]; // "ENGQ"
 
+/** The meta entry holding why each quarantined batch was set aside. */
+const QUARANTINE = "quarantine";
+
+/** Why the origin refused a batch that sync set aside ({@link Persistence.quarantine}). */
+export interface QuarantineNote {
+  seq: number;
+  /** The SDK's code (`SYNC_REJECTED`, `SYNC_FORBIDDEN`) and the origin's answer. */
+  code: string;
+  message: string;
+  /** When it was set aside (ms since the epoch). */
+  at: number;
+}
+
 export class Persistence {
   private nextSeq = 1;
   private batchesSinceSnapshot = 0;
@@ -140,7 +153,7 @@ export class Persistence {
     }
     this.nextSeq = Math.max(this.nextSeq, base + 1);
     // A batch may be in the outbox only (stopped between the two writes): never reuse its number.
-    for (const k of await this.storage.list(this.key("outbox/"))) {
+    for (const k of [...(await this.storage.list(this.key("outbox/"))), ...(await this.storage.list(this.key("quarantine/")))]) {
       const seq = Number(k.slice(-SEQ_DIGITS));
       if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
     }
@@ -229,9 +242,13 @@ export class Persistence {
 
   /** Local batches the origin has not accepted yet, oldest first. */
   async pendingOutbox(max: number): Promise<OutboxBatch[]> {
+    return this.entries("outbox/", max);
+  }
+
+  private async entries(dir: "outbox/" | "quarantine/", max: number): Promise<OutboxBatch[]> {
     const out: OutboxBatch[] = [];
     let legacy: number | undefined;
-    for (const k of (await this.storage.list(this.key("outbox/"))).slice(0, max)) {
+    for (const k of (await this.storage.list(this.key(dir))).slice(0, max)) {
       const entry = await this.storage.get(k);
       if (!entry) continue;
       const seq = Number(k.slice(-SEQ_DIGITS));
@@ -250,6 +267,41 @@ export class Persistence {
   /** Drop batches the origin accepted. */
   async dropOutbox(seqs: number[]): Promise<void> {
     for (const seq of seqs) await this.storage.delete(this.opKey(seq, "outbox"));
+  }
+
+  /**
+   * Set aside a batch the origin refused for what it holds: out of the outbox (so later
+   * batches sync), kept whole under `quarantine/` with the origin's answer until it is
+   * retried or discarded. Stopped between the two writes, the batch is in both places:
+   * the next sync is refused it again and sets it aside again.
+   */
+  async quarantine(seq: number, why: Omit<QuarantineNote, "seq">): Promise<void> {
+    const entry = await this.storage.get(this.opKey(seq, "outbox"));
+    if (!entry) return;
+    await this.storage.put(this.opKey(seq, "quarantine"), entry);
+    const notes = (await this.getMeta<Record<string, QuarantineNote>>(QUARANTINE)) ?? {};
+    notes[seq] = { seq, ...why };
+    await this.putMeta(QUARANTINE, notes);
+    await this.storage.delete(this.opKey(seq, "outbox"));
+  }
+
+  /** The batches set aside, oldest first, each with the origin's answer. */
+  async quarantined(): Promise<(OutboxBatch & QuarantineNote)[]> {
+    const notes = (await this.getMeta<Record<string, QuarantineNote>>(QUARANTINE)) ?? {};
+    const unknown = { code: "SYNC_REJECTED", message: "refused by the origin", at: 0 };
+    return (await this.entries("quarantine/", Number.MAX_SAFE_INTEGER)).map((b) => ({ ...(notes[b.seq] ?? unknown), ...b }));
+  }
+
+  /** Take batches out of quarantine: back into the outbox (`retry`) or gone for good. */
+  async release(seqs: number[], retry: boolean): Promise<void> {
+    const notes = (await this.getMeta<Record<string, QuarantineNote>>(QUARANTINE)) ?? {};
+    for (const seq of seqs) {
+      const entry = await this.storage.get(this.opKey(seq, "quarantine"));
+      if (entry && retry) await this.storage.put(this.opKey(seq, "outbox"), entry);
+      await this.storage.delete(this.opKey(seq, "quarantine"));
+      delete notes[seq];
+    }
+    await this.putMeta(QUARANTINE, notes);
   }
 
   /** Write a new snapshot generation and drop ops the previous generation covers. */

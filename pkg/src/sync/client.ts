@@ -6,7 +6,14 @@
  * ({@link TENANT_LOGS}): each partition's log at the origin is numbered on its own. Safe to
  * repeat at any point: the origin recognises a resent batch by its id and applying an op
  * twice changes nothing. In the background it runs after writes and on an interval, and
- * retries failures with exponential backoff and full jitter.
+ * retries failures with exponential backoff and full jitter; after an error it keeps its
+ * interval and the next write wakes it.
+ *
+ * One batch never stops the rest. A batch larger than a request may carry is split by the
+ * core into parts, each sent alone. A batch the origin refuses for what it holds (an op it
+ * finds invalid, bytes it cannot read, one op over its body limit) is set aside — quarantined,
+ * kept locally with the origin's answer, announced by a `sync-quarantined` event — once
+ * the origin has shown it takes a push without it; every later batch then syncs.
  * @module
  */
 import { EngramError, EngramInputError, EngramIoError } from "../errors.js";
@@ -58,6 +65,8 @@ export interface SyncReport {
   libraryCursor: number;
   /** Round trips made. */
   requests: number;
+  /** Batches the origin refused for their content and this sync set aside. */
+  quarantined: number;
 }
 
 /** A sync finished (background or explicit). */
@@ -74,17 +83,40 @@ export interface SyncErrorEvent {
   retryInMs: number | null;
 }
 
+/** A batch the origin refused for what it holds was set aside: later batches sync. */
+export interface SyncQuarantineEvent {
+  type: "sync-quarantined";
+  /** The batch's id (as `quarantined()` lists it). */
+  id: string;
+  error: EngramError;
+}
+
+/**
+ * A batch of the outbox as sent: whole, or one part of a batch larger than a request may
+ * carry (`part` of `parts`, split by the core at the same ops each time, so a resend is
+ * the same part to the origin).
+ */
+export interface OutgoingBatch extends OutboxBatch {
+  part?: number;
+  parts?: number;
+  /** Set when the stored bytes cannot be prepared for sending (not ops): never sent, set aside. */
+  broken?: EngramError;
+}
+
 /** What the client needs from its `Engram`. */
 export interface SyncHooks {
-  outbox(max: number): Promise<OutboxBatch[]>;
+  /** Up to `max` stored batches, those over `partBytes` split into parts. */
+  outbox(max: number, partBytes: number): Promise<OutgoingBatch[]>;
   accepted(seqs: number[]): Promise<void>;
+  /** Set a refused batch aside (see {@link SyncQuarantineEvent}). */
+  quarantine(seq: number, error: EngramError): Promise<void>;
   /** Apply and persist received batches (serialised with local writes); returns ops applied. */
   apply(batches: Uint8Array[]): Promise<number>;
   /** The persisted cursors: the user's log and each tenant partition's log. */
   cursor(): Promise<Cursors>;
   setCursor(c: Cursors): Promise<void>;
   replica: number;
-  emit(e: SyncEvent | SyncErrorEvent): void;
+  emit(e: SyncEvent | SyncErrorEvent | SyncQuarantineEvent): void;
 }
 
 /**
@@ -102,12 +134,38 @@ const REPORTED = { procedures: "proceduresCursor", library: "libraryCursor" } as
 /** Status codes worth retrying: rate limited, overloaded, down. */
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
 
+/**
+ * Answers that refuse what a push holds rather than who sent it or when. A 403 is not one:
+ * a token that may not write this store's user refuses every batch, and setting them all
+ * aside would hide the mistake — it stays an error and the outbox waits for a right token.
+ */
+const REFUSED_CONTENT = new Set([400, 413, 422]);
+
+/** The default most bytes of batches per request: half the origin's default body limit. */
+const BYTES_PER_REQUEST = 4 * 1024 * 1024;
+
+/** An error the origin answered with its HTTP status (and, for 413, its body limit). */
+class OriginAnswer extends EngramIoError {
+  constructor(
+    code: string,
+    message: string,
+    readonly status: number,
+    readonly maxBody: number | undefined,
+  ) {
+    super(code, message);
+  }
+}
+
 export class SyncClient {
   private running: Promise<SyncReport> | undefined;
   private again = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private attempt = 0;
   private stopped = false;
+  /** A retry after a network or overload error is waiting: writes do not cut it short. */
+  private backingOff = false;
+  /** The origin's body limit, once a 413 told it (the parts are then cut to fit). */
+  private maxBody: number | undefined;
 
   constructor(
     private readonly opts: SyncOptions,
@@ -146,7 +204,7 @@ export class SyncClient {
 
   /** A local write happened: sync it soon. */
   poke(): void {
-    if (this.opts.background === false || this.stopped || this.attempt > 0) return;
+    if (this.opts.background === false || this.stopped || this.backingOff) return;
     this.schedule(this.opts.debounceMs ?? 250);
   }
 
@@ -179,17 +237,21 @@ export class SyncClient {
       this.sync().then(
         () => {
           this.attempt = 0;
+          this.backingOff = false;
           // A round asked for while this one ran is already scheduled: keep it.
           if (!this.timer) this.schedule(this.opts.intervalMs ?? 30_000);
         },
         (error: EngramError) => {
           this.attempt++;
-          // The network and an overloaded origin heal; a refused token heals only if we can get a new one.
+          // The network and an overloaded origin heal soon: back off. Anything else (a
+          // refused token, an origin that refuses every push) waits for the interval or
+          // the next write, which may be the one that heals it (a new token, an upgrade).
           const retryable =
             error.code === "SYNC_NETWORK" || error.code === "SYNC_UNAVAILABLE" || (error.code === "SYNC_UNAUTHORIZED" && typeof this.opts.token === "function");
-          const wait = retryable ? this.backoffMs(this.attempt) : null;
+          this.backingOff = retryable;
+          const wait = retryable ? this.backoffMs(this.attempt) : (this.opts.intervalMs ?? 30_000);
           this.hooks.emit({ type: "sync-error", error, attempt: this.attempt, retryInMs: wait });
-          if (wait !== null) this.schedule(wait);
+          this.schedule(wait);
         },
       );
     }, ms);
@@ -198,21 +260,60 @@ export class SyncClient {
 
   private async runOnce(): Promise<SyncReport> {
     const start = await this.hooks.cursor();
-    const report: SyncReport = { pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: start.cursor, proceduresCursor: start.procedures, libraryCursor: start.library, requests: 0 };
+    const report: SyncReport = {
+      pushed: 0, duplicates: 0, pulled: 0, pulledOps: 0, refused: 0, cursor: start.cursor,
+      proceduresCursor: start.procedures, libraryCursor: start.library, requests: 0, quarantined: 0,
+    };
     const at: Cursors = { ...start };
     const per = this.opts.batchesPerRequest ?? 64;
+    // After a refused push of several batches: one per request until the refused one is found.
+    let single = false;
+    // Parts of split batches the origin took in this run (seq → parts taken).
+    const taken = new Map<number, number>();
     for (;;) {
-      const waiting = await this.hooks.outbox(per);
+      const budget = Math.min(this.opts.bytesPerRequest ?? BYTES_PER_REQUEST, this.maxBody === undefined ? Infinity : Math.floor(this.maxBody / 2));
+      // Parts leave room for what encryption adds to the texts (at most a third, plus a
+      // few dozen bytes per text) and for the frames around them.
+      const stored = await this.hooks.outbox(single ? 1 : per, Math.max(1024, Math.floor(budget / 2)));
+      const broken = stored.find((b) => b.broken !== undefined);
+      if (broken?.broken) {
+        await this.setAside(broken, broken.broken, report);
+        continue;
+      }
+      const waiting = stored.filter((b) => b.part === undefined || b.part >= (taken.get(b.seq) ?? 0));
       // Stay under the origin's body limit (8 MiB by default): a large batch (the first
-      // sync's seed) goes in a request of its own, the rest waits for the next round trip.
-      const outbox = underBytes(waiting, this.opts.bytesPerRequest ?? 4 * 1024 * 1024);
+      // sync's seed, a part) goes in a request of its own, the rest waits for the next one.
+      const outbox = underBytes(single ? waiting.slice(0, 1) : waiting, budget);
       // Each batch keeps the id its writer gave it, so a resend after a restart (a new
-      // replica id) is still recognised by the origin.
-      const frames = outbox.map((b) => ({ id: b.id, ops: b.bytes }));
-      const res = await this.request(encodeFrames(frames), at);
+      // replica id) is still recognised by the origin; a part adds its number.
+      const frames = outbox.map((b) => ({ id: b.parts === undefined ? b.id : `${b.id}.${b.part}of${b.parts}`, ops: b.bytes }));
+      let res: Response;
+      try {
+        res = await this.request(encodeFrames(frames), at);
+      } catch (e) {
+        report.requests++;
+        if (!(e instanceof OriginAnswer) || !REFUSED_CONTENT.has(e.status) || outbox.length === 0) throw e;
+        if (e.maxBody !== undefined && (this.maxBody === undefined || e.maxBody < this.maxBody)) {
+          this.maxBody = e.maxBody; // cut the parts to the limit the origin named, and resend
+          continue;
+        }
+        if (outbox.length > 1) {
+          single = true;
+          continue;
+        }
+        // Refused alone. Its content is at fault only if the origin takes a push without
+        // it (a token refused for everything must not set every batch aside).
+        await this.request(encodeFrames([]), at);
+        report.requests++;
+        await this.setAside(outbox[0], e, report);
+        single = false;
+        continue;
+      }
       report.requests++;
-      // The origin stored them: they leave the outbox before anything else can fail.
-      await this.hooks.accepted(outbox.map((b) => b.seq));
+      // The origin stored them: they leave the outbox before anything else can fail (a
+      // split batch when its last part is in).
+      await this.hooks.accepted(outbox.filter((b) => b.parts === undefined || b.part === b.parts - 1).map((b) => b.seq));
+      for (const b of outbox) if (b.part !== undefined) taken.set(b.seq, b.part + 1);
       report.pushed += outbox.length;
       report.refused += Number(res.headers.get("x-engram-refused") ?? 0);
       report.duplicates += Number(res.headers.get("x-engram-duplicates") ?? 0);
@@ -238,10 +339,18 @@ export class SyncClient {
         await this.hooks.setCursor({ ...next });
       }
       const more = res.headers.get("x-engram-more") === "1";
-      if (!more && waiting.length < per && outbox.length === waiting.length) break;
+      // Done when nothing more is waiting on either side (in single steps: when the outbox is empty).
+      const seqs = new Set(stored.map((b) => b.seq)).size;
+      if (!more && outbox.length === waiting.length && (single ? waiting.length === 0 : seqs < per)) break;
     }
     this.hooks.emit({ type: "sync", report });
     return report;
+  }
+
+  private async setAside(batch: OutgoingBatch, error: EngramError, report: SyncReport): Promise<void> {
+    await this.hooks.quarantine(batch.seq, error);
+    report.quarantined++;
+    this.hooks.emit({ type: "sync-quarantined", id: batch.id, error });
   }
 
   private async request(body: Uint8Array, at: Cursors): Promise<Response> {
@@ -269,12 +378,15 @@ export class SyncClient {
       // not JSON: the status says enough
     }
     const code = res.status === 401 ? "SYNC_UNAUTHORIZED" : res.status === 403 ? "SYNC_FORBIDDEN" : RETRYABLE.has(res.status) ? "SYNC_UNAVAILABLE" : "SYNC_REJECTED";
-    throw new EngramIoError(code, `the origin answered ${res.status} ${detail}`.trim());
+    const limit = Number(res.headers.get("x-engram-max-body") ?? NaN);
+    const maxBody = res.status === 413 && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
+    const said = maxBody === undefined ? "" : ` (the origin takes at most ${maxBody} bytes a request)`;
+    throw new OriginAnswer(code, `the origin answered ${res.status} ${detail}${said}`.trim(), res.status, maxBody);
   }
 }
 
 /** The leading batches whose bytes fit in `max` (always at least one). */
-function underBytes(batches: OutboxBatch[], max: number): OutboxBatch[] {
+function underBytes(batches: OutgoingBatch[], max: number): OutgoingBatch[] {
   let bytes = 0;
   let n = 0;
   while (n < batches.length && (n === 0 || bytes + batches[n].bytes.length <= max)) bytes += batches[n++].bytes.length;

@@ -7,7 +7,8 @@
 import type { Lifetime } from "../store/lifetime.js";
 import type { OpenReport, Persistence } from "../store/persist.js";
 import type { Scope } from "../types.js";
-import { TENANT_LOGS, type Cursors, type SyncErrorEvent, type SyncEvent, type SyncHooks, type TenantLog } from "./client.js";
+import { EngramDataError, EngramError } from "../errors.js";
+import { TENANT_LOGS, type Cursors, type OutgoingBatch, type SyncErrorEvent, type SyncEvent, type SyncHooks, type SyncQuarantineEvent, type TenantLog } from "./client.js";
 import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";
 
 /** The sync client's hooks; `key` is `open({ encryption })`'s key, if any. */
@@ -15,13 +16,27 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
   const aad = opaqueContext(scope.tenant, scope.user);
   return {
     replica,
-    outbox: async (max: number) => {
+    outbox: async (max: number, partBytes: number) => {
       await life.lock.ensure(); // a sync writes (the outbox, the cursor, what it pulls): one writer
-      const batches = await persistence.pendingOutbox(max);
-      // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
-      return key ? Promise.all(batches.map(async (b) => ({ ...b, bytes: await toOrigin(b.bytes, key, aad) }))) : batches;
+      const out: OutgoingBatch[] = [];
+      for (const b of await persistence.pendingOutbox(max)) {
+        try {
+          // Split as stored (before encryption), so the parts are the same ops on every resend.
+          const parts = b.bytes.length > partBytes ? (life.call(() => life.handle.splitOps(b.bytes, partBytes)) as Uint8Array[]) : [b.bytes];
+          for (const [part, bytes] of parts.entries()) {
+            // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
+            const sent = key ? await toOrigin(bytes, key, aad) : bytes;
+            out.push(parts.length === 1 ? { ...b, bytes: sent } : { ...b, bytes: sent, part, parts: parts.length });
+          }
+        } catch (e) {
+          // Bytes that are not ops cannot be split or sealed: the client sets them aside.
+          out.push({ ...b, broken: e instanceof EngramError ? e : new EngramDataError("DECODE", String(e)) });
+        }
+      }
+      return out;
     },
     accepted: (seqs: number[]) => persistence.dropOutbox(seqs),
+    quarantine: (seq: number, error: EngramError) => persistence.quarantine(seq, { code: error.code, message: error.message, at: life.now() }),
     // Stores synced before a tenant partition was pulled lack its cursor: theirs start at 0.
     cursor: async () => {
       const m = await persistence.getMeta<Partial<Cursors>>("sync");
@@ -42,7 +57,7 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
         return { value: n, ids: [] };
       });
     },
-    emit: (e: SyncEvent | SyncErrorEvent) => life.emit(e),
+    emit: (e: SyncEvent | SyncErrorEvent | SyncQuarantineEvent) => life.emit(e),
   };
 }
 

@@ -1,6 +1,7 @@
 //! The persona-dev figures of the extractor alone, natively and fast (no write path, no
 //! wasm): `cargo run -p engram-testkit --bin persona-probe -- persona-dev.json [--misses N]
-//! [--wrong N] [--dump N]` (`--dump`: what the first N conversations keep). The measure of
+//! [--wrong N] [--dump N] [--empty]` (`--dump`: what the first N conversations keep;
+//! `--empty`: the user turns of those that keep nothing). The measure of
 //! record is the reference evaluator through the SDK (`bench/persona.mjs`); this one is for
 //! looking at what is kept and what is missed.
 use std::collections::BTreeSet;
@@ -67,6 +68,9 @@ fn main() {
         }
         if texts.is_empty() {
             empty += 1;
+            if args.iter().any(|a| a == "--empty") {
+                println!("EMPTY {user:?}");
+            }
         }
         if ci < dump {
             println!("CONVERSATION persona {p1:?}");
