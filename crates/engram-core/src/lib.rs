@@ -49,6 +49,7 @@ pub mod model;
 pub mod pii;
 pub mod procedures;
 pub mod read;
+pub mod router;
 pub mod store;
 pub mod sync;
 pub mod text;
@@ -60,7 +61,7 @@ mod no_os_random;
 pub mod testing;
 
 pub use archive::{ChunkHit, Document, DocumentInput};
-pub use codec::{decode_ops, encode_ops, ByteSink, ByteSource};
+pub use codec::{decode_ops, encode_ops, split_ops, ByteSink, ByteSource};
 pub use config::{ChannelWeights, Config};
 pub use context::build::{Context, ContextRequest};
 pub use context::tokens::{Bpe, Encoding, RankTable, TokenCount, Tokenizer};

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use crate::routes::AppState;
 
 /// Response headers a page may read: the sync cursors and counts.
-const EXPOSED: &str = "x-engram-cursor, x-engram-more, x-engram-stored, x-engram-duplicates, x-engram-refused, x-engram-procedures-cursor, x-engram-library-cursor";
+const EXPOSED: &str = "x-engram-cursor, x-engram-more, x-engram-stored, x-engram-duplicates, x-engram-refused, x-engram-procedures-cursor, x-engram-library-cursor, x-engram-max-body";
 
 /// Answer preflights and mark answers for allowed origins.
 pub async fn cors(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {

@@ -98,6 +98,12 @@ impl IntoResponse for ApiError {
                 res.headers_mut().insert("retry-after", v);
             }
         }
+        // The limit, so that a client can cut what it sends to fit.
+        if let ApiError::TooLarge(max) = self {
+            if let Ok(v) = max.to_string().parse() {
+                res.headers_mut().insert("x-engram-max-body", v);
+            }
+        }
         res
     }
 }

@@ -245,6 +245,7 @@ async fn bodies_over_the_limit_malformed_bodies_and_bursts_get_json_errors() {
     let t = o.token(&alice);
     let res = o.http.post(format!("{}/v1/sync", o.url)).bearer_auth(&t).body(vec![0u8; 5000]).send().await.unwrap();
     assert_eq!(res.status(), 413);
+    assert_eq!(res.headers()["x-engram-max-body"], "2000", "the limit is named, so a client can cut its push to fit");
     assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "PAYLOAD_TOO_LARGE");
     let res = o.http.post(format!("{}/v1/sync", o.url)).bearer_auth(&t).body(b"EGS1\x03\x00ab".to_vec()).send().await.unwrap();
     assert_eq!(res.status(), 400);

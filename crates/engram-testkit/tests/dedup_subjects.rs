@@ -103,3 +103,42 @@ fn chinese_facts_about_different_people_stay_apart_even_with_the_same_vector() {
     let again = e.remember(&s, MemoryInput::fact("张伟对花生很过敏").with_embedding(v.clone()), T0 + 1).expect("b");
     assert_eq!(again.action, WriteAction::Reinforced, "the same person said another way");
 }
+
+#[test]
+fn an_exact_or_specific_word_match_is_in_the_top_k_among_ten_thousand_memories_and_forty_near_twins() {
+    let emb = load_default_table();
+    let (mut e, s) = engine();
+    let bulk: Vec<MemoryInput> = (0..10_000)
+        .map(|i| {
+            let t = format!("Shipment {i} of spare parts left the warehouse on schedule");
+            MemoryInput::fact(t.clone()).with_embedding(emb.embed(&t))
+        })
+        .collect();
+    e.remember_many(&s, bulk, T0).expect("bulk");
+    for i in 0..40 {
+        let t = format!("The quarterly meeting about the garden budget moved to room {}", 300 + i);
+        e.remember(&s, MemoryInput::fact(t.clone()).with_embedding(emb.embed(&t)), T0 + 1 + i).expect("twin");
+    }
+    let target = "The quarterly meeting about the garden budget moved to the boathouse";
+    e.remember(&s, MemoryInput::fact(target).with_embedding(emb.embed(target)), T0 + 100).expect("target");
+    let k8 = |e: &Engram, q: &str| e.recall(&s, &engram_core::RecallQuery::text(q).with_embedding(emb.embed(q)), T0 + 400).expect("recall").hits;
+    let hits = k8(&e, target);
+    assert_eq!(hits.len(), 8);
+    assert_eq!(hits[0].record.text, target, "the exact text comes first");
+    let code = "The locker code is Zx81 for the garden shed";
+    e.remember(&s, MemoryInput::fact(code).with_embedding(emb.embed(code)), T0 + 300).expect("code");
+    let hits = k8(&e, "what was the Zx81 thing about the quarterly garden meeting");
+    assert!(hits.iter().any(|h| h.record.text == code), "the one memory holding Zx81 is in the 8: {:?}", hits.iter().map(|h| &h.record.text).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_turn_being_answered_is_not_recalled_as_a_memory_of_itself() {
+    let (mut e, s) = engine();
+    let session = s.clone().with_session("chat");
+    e.remember(&s, MemoryInput::fact("User is allergic to peanuts"), T0).expect("fact");
+    let asked = "what should I cook tonight given my peanut allergy";
+    e.append_turn(&session, engram_core::Turn::user(asked), T0 + 1).expect("turn");
+    let hits = e.recall(&s, &engram_core::RecallQuery::text(asked), T0 + 2).expect("recall").hits;
+    assert!(hits.iter().all(|h| h.record.text != asked), "{:?}", hits.iter().map(|h| &h.record.text).collect::<Vec<_>>());
+    assert!(hits.iter().any(|h| h.record.text == "User is allergic to peanuts"));
+}

@@ -1,7 +1,7 @@
 //! Binding of the change log (`engram_core::sync`): the ops a replica made, ops from
 //! other replicas, and the whole state as op batches.
 
-use engram_core::{decode_ops, encode_ops};
+use engram_core::{decode_ops, encode_ops, split_ops};
 use wasm_bindgen::prelude::*;
 
 use crate::error::to_js;
@@ -19,6 +19,17 @@ impl EngramHandle {
         let out = js_sys::Array::new();
         for batch in self.inner.user_state_ops().chunks(per) {
             out.push(&js_sys::Uint8Array::from(encode_ops(batch).map_err(to_js)?.as_slice()));
+        }
+        Ok(out)
+    }
+
+    /// An encoded batch split into batches of at most `maxBytes` each (`engram_core::split_ops`):
+    /// what sync sends of a batch larger than one request may carry.
+    #[wasm_bindgen(js_name = splitOps, unchecked_return_type = "Uint8Array[]")]
+    pub fn split_ops(&self, bytes: &[u8], max_bytes: u32) -> Result<js_sys::Array, JsValue> {
+        let out = js_sys::Array::new();
+        for part in split_ops(bytes, max_bytes as usize).map_err(to_js)? {
+            out.push(&js_sys::Uint8Array::from(part.as_slice()));
         }
         Ok(out)
     }

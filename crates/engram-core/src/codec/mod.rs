@@ -243,9 +243,55 @@ pub fn decode_ops(bytes: &[u8]) -> Result<Vec<Op>> {
     open(OPS_MAGIC, "op batch", bytes)
 }
 
+/// Split an encoded batch into batches of at most `max` bytes each, the ops in order; an op
+/// larger than `max` alone makes a batch of its own. A batch that fits comes back as it
+/// is. The same bytes split the same way every time, so a part resent is the same part.
+pub fn split_ops(bytes: &[u8], max: usize) -> Result<Vec<Vec<u8>>> {
+    if bytes.len() <= max {
+        decode_ops(bytes)?;
+        return Ok(vec![bytes.to_vec()]);
+    }
+    let ops = decode_ops(bytes)?;
+    // The header and the ops' count (a varint of at most 5 bytes), then each op's bytes.
+    let (mut out, mut start, mut size) = (Vec::new(), 0, HEADER + 5);
+    for (i, op) in ops.iter().enumerate() {
+        let one = postcard::to_allocvec(op).map_err(failed("op batch"))?.len();
+        if i > start && size + one > max {
+            out.push(encode_ops(&ops[start..i])?);
+            (start, size) = (i, HEADER + 5);
+        }
+        size += one;
+    }
+    out.push(encode_ops(&ops[start..])?);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_splits_into_parts_under_the_limit_with_every_op_once_and_in_order() {
+        use crate::{Config, Engram, MemoryInput, Scope};
+        let mut e = Engram::new(Config::default(), 7);
+        let scope = Scope::user("t", "u");
+        let inputs: Vec<MemoryInput> = (0..40).map(|i| MemoryInput::fact(format!("fact {i}: {}", "x".repeat(300)))).collect();
+        e.remember_many(&scope, inputs, 1_764_000_000_000).expect("write");
+        let whole = encode_ops(&e.take_pending()).expect("encode");
+        let parts = split_ops(&whole, 2_000).expect("split");
+        assert!(parts.len() >= 6, "{} parts", parts.len());
+        assert!(parts.iter().all(|p| p.len() <= 2_000), "{:?}", parts.iter().map(Vec::len).collect::<Vec<_>>());
+        let ops: Vec<Op> = parts.iter().flat_map(|p| decode_ops(p).expect("part decodes")).collect();
+        assert_eq!(ops, decode_ops(&whole).expect("whole"));
+        assert_eq!(split_ops(&whole, 2_000).expect("again"), parts, "the same bytes split the same way");
+        assert_eq!(split_ops(&whole, whole.len()).expect("fits"), vec![whole.clone()], "a batch that fits is left as it is");
+        let one = split_ops(&whole, 10).expect("tiny limit");
+        assert_eq!(one.len(), decode_ops(&whole).expect("whole").len(), "an op over the limit is a batch of its own");
+        for junk in [&b"ENGO junk"[..], &b"not a batch at all"[..]] {
+            let code = split_ops(junk, 4).map(|p| p.len()).map_err(|e| e.code());
+            assert!(matches!(code, Err("TRUNCATED" | "BAD_MAGIC" | "DECODE" | "CHECKSUM")), "{junk:?}: {code:?}");
+        }
+    }
 
     #[test]
     fn one_pass_and_streamed_sealing_write_the_same_bytes_and_open_back() {

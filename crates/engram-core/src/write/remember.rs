@@ -250,6 +250,9 @@ fn exact_duplicate(part: &Partition, input: &MemoryInput, hash: u64, sealed: &[S
     Some((slot, None))
 }
 
+/// How many of the nearest memories by vector a new one is compared with by text.
+const NEAR_DUPLICATE_CANDIDATES: usize = 8;
+
 /// 2. A near duplicate — only for unkeyed memories (same-key different-text is a conflict),
 ///    and only with the same numbers, polarity, subjects and most words ([`Substance`]).
 fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Millis) -> Option<(u32, Option<f32>)> {
@@ -257,11 +260,14 @@ fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Mi
         return None;
     }
     let (v, ix) = (input.embedding.as_ref()?, part.vectors(Pool::Memories)?);
-    let mine = Substance::of(&input.text);
-    let near = ix.search(v, 1, threshold, |s| {
-        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now) && Substance::of(&r.text).agrees(&mine))
+    // The nearest few by vector, then their texts: comparing texts with every neighbour
+    // above the threshold made a write linear in the store's texts when many are alike
+    // ("Shipment 1 …", "Shipment 2 …": 10k of them took minutes).
+    let near = ix.search(v, NEAR_DUPLICATE_CANDIDATES, threshold, |s| {
+        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now))
     });
-    near.first().map(|&(slot, sim)| (slot, Some(sim)))
+    let mine = Substance::of(&input.text);
+    near.into_iter().find(|&(slot, _)| part.at(slot).is_some_and(|r| Substance::of(&r.text).agrees(&mine))).map(|(slot, sim)| (slot, Some(sim)))
 }
 
 /// 3. A conflict with the key's current values, settled by the policy: the slots the new

@@ -161,6 +161,24 @@ impl Bm25 {
         scores
     }
 
+    /// The slots holding a term of `query` that no more than `max_df` documents hold: the
+    /// memories a rare word names ("Zx81", a name said once), whatever else scores higher.
+    pub fn rare_holders(&self, query: &str, max_df: usize) -> Vec<u32> {
+        let mut qt = index_terms(query);
+        qt.sort();
+        qt.dedup();
+        let mut out: Vec<u32> = qt
+            .iter()
+            .filter_map(|t| self.term_ids.get(t))
+            .map(|&id| &self.postings[id as usize])
+            .filter(|p| !p.is_empty() && p.len() <= max_df)
+            .flat_map(|p| p.iter().map(|&(slot, _, _)| slot))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// How many indexed documents hold `term`.
     fn df(&self, term: &str) -> usize {
         self.term_ids.get(term).map_or(0, |&id| self.postings[id as usize].len())

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::knowledge::graph::EntityRef;
 use crate::model::{FactKey, Kind, MemoryInput, Source};
-use crate::read::router::{route, Route};
+use crate::router::{route, Route};
 
 pub use lexicon::category_of;
 

@@ -1,4 +1,5 @@
-//! The read router: greetings, thanks and other small talk need no retrieval (seed 001).
+//! The router: greetings, thanks and other small talk need no retrieval (seed 001) and state
+//! nothing to extract.
 //! Skipping them saves latency and keeps irrelevant memories out of the prompt.
 
 use crate::index::lexical::terms::is_cjk;
