@@ -41,7 +41,10 @@ export class NodeFileStorage implements StorageAdapter {
       since: new Date().toISOString(),
     };
     for (let attempt = 0; attempt < 8; attempt++) {
-      if (await createExclusive(path, JSON.stringify(me))) return holdLock(path, me.token);
+      if (await createExclusive(path, JSON.stringify(me))) {
+        await sweepTemporaries(this.dir);
+        return holdLock(path, me.token);
+      }
       const found = await readLock(path);
       if (!found) continue; // released between our two calls
       const stale = await staleBecause(found, me);
@@ -242,6 +245,24 @@ function holdLock(path: string, token: string): StorageLock {
       if (found?.info?.token === token) await rm(path, { force: true });
     },
   };
+}
+
+/**
+ * Remove the temporary files (`<file>.<pid>.….tmp`) that writers killed between their write
+ * and their rename left behind: only those of a pid that is no longer alive, so a live
+ * writer of another namespace in the same directory keeps its own. Best effort.
+ */
+async function sweepTemporaries(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /\.(\d+)(?:\.[0-9a-z]+)?\.tmp$/.exec(name);
+    if (m && !alive(Number(m[1]))) await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
 }
 
 /** Write `value` to `path` atomically (temp file + rename). */

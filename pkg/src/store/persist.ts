@@ -69,6 +69,8 @@ export class Persistence {
   private unseeded = false;
   /** Set once on open from the adapter's {@link StorageAdapter.discarded}; every report carries it. */
   storageLost = false;
+  /** Meta documents found unreadable (see {@link Persistence.getMeta}). */
+  private readonly damaged = new Set<string>();
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -83,10 +85,22 @@ export class Persistence {
     return this.key(`${dir}/${String(seq).padStart(SEQ_DIGITS, "0")}`);
   }
 
-  /** A small JSON document stored beside the state (e.g. which embedder the store uses). */
+  /**
+   * A small JSON document stored beside the state (e.g. which embedder the store uses).
+   * One that cannot be read (a flipped byte, a torn file, a failed tag) reads as absent and
+   * is named in the next `open` report: every meta document is a hint the store can rebuild
+   * (a sync cursor from 0, the embedder from the next write), never a reason to fail a write.
+   */
   async getMeta<T>(name: string): Promise<T | undefined> {
-    const b = await this.storage.get(this.key(`meta/${name}`));
-    return b ? (JSON.parse(new TextDecoder().decode(b)) as T) : undefined;
+    const b = await this.storage.get(this.key(`meta/${name}`)).catch(corrupt);
+    if (b === undefined) return undefined;
+    try {
+      if (b === null) throw new Error("unreadable");
+      return JSON.parse(new TextDecoder().decode(b)) as T;
+    } catch {
+      this.damaged.add(`meta/${name}`);
+      return undefined;
+    }
   }
 
   /** Store a meta document. */
@@ -158,6 +172,13 @@ export class Persistence {
       if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
     }
     this.batchesSinceSnapshot = report.replayedBatches;
+    // Every meta document read once, so that a damaged one is reported now, not met later
+    // (the encryption mark is the encrypted store's own, checked before this).
+    for (const k of await this.storage.list(this.key("meta/"))) {
+      const name = k.slice(this.key("meta/").length);
+      if (name !== "encryption") await this.getMeta(name);
+    }
+    report.corrupt.push(...this.damaged);
     return { handle, report };
   }
 
