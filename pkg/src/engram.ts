@@ -32,7 +32,7 @@ import { sessionHooks } from "./store/session-hooks.js";
 import { SyncClient, type SyncReport } from "./sync/client.js";
 import { seedSync, syncHooks } from "./sync/hooks.js";
 import { importEncryptionKey } from "./encryption.js";
-import { encryptedStore } from "./store/encrypted.js";
+import { EncryptedStorage, encryptedStore } from "./store/encrypted.js";
 import { MemoryStorage } from "./store/memory.js";
 import type { StorageAdapter } from "./store/types.js";
 import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, QuarantinedBatch, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
@@ -104,7 +104,9 @@ export class Engram {
     const prefix = opts.namespace ?? `engram/${tenant}/${opts.user}/`;
     // Encryption at rest: a wrong or missing key is refused here, before anything is read or locked.
     const key = opts.encryption === undefined ? undefined : await importEncryptionKey(opts.encryption);
-    const persistence = new Persistence(await encryptedStore(storage, prefix, key), prefix, opts.compactEvery ?? 100);
+    const stored = await encryptedStore(storage, prefix, key);
+    const persistence = new Persistence(stored, prefix, opts.compactEvery ?? 100);
+    if (stored instanceof EncryptedStorage && stored.repairedMark) persistence.noteDamaged("meta/encryption");
     persistence.outbox = opts.sync !== undefined;
     persistence.storageLost = (await (storage as StorageAdapter).discarded?.()) ?? false;
     const replica = await persistence.replica();

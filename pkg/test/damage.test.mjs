@@ -69,3 +69,25 @@ test("temporary files a killed writer left behind are removed when the store is 
   assert.equal(await e.count(), 2);
   await e.close();
 });
+
+test("a damaged encryption mark is told from another key by the store's other values: rewritten and reported with the right key, still ENCRYPTION_KEY with another", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "engram-mark-"));
+  const extra = { encryption: { key: KEY } };
+  let e = await open(dir, extra);
+  for (let i = 0; i < 6; i++) await e.remember(`sealed fact ${i} about the cellar`);
+  await e.close();
+  const file = await metaFile(dir, "encryption");
+  const bytes = await readFile(file);
+  await writeFile(file, bytes.map((b, i) => (i === bytes.length - 3 ? b ^ 0x10 : b)));
+  await assert.rejects(open(dir, { encryption: { key: new Uint8Array(32).fill(9) } }), (err) => err.code === "ENCRYPTION_KEY");
+  e = await open(dir, extra);
+  assert.ok(e.openReport.corrupt.includes("meta/encryption"), JSON.stringify(e.openReport));
+  assert.equal(await e.count(), 6);
+  await e.remember("written after the repair");
+  await e.close();
+  e = await open(dir, extra);
+  assert.deepEqual(e.openReport.corrupt, []);
+  assert.equal(await e.count(), 7);
+  await e.close();
+  await assert.rejects(open(dir, { encryption: { key: new Uint8Array(32).fill(9) } }), (err) => err.code === "ENCRYPTION_KEY", "another key is still refused");
+});

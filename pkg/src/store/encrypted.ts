@@ -23,6 +23,8 @@ const MARK_VALUE = "engram encrypted store v1";
 export class EncryptedStorage implements StorageAdapter {
   /** The inner adapter's lock, when it has one. */
   readonly lock?: (name: string) => Promise<StorageLock>;
+  /** Set when opening found the store's encryption mark damaged and wrote it again. */
+  repairedMark = false;
 
   constructor(
     private readonly inner: StorageAdapter,
@@ -63,6 +65,19 @@ export class EncryptedStorage implements StorageAdapter {
   }
 }
 
+/** Whether a value of the store other than its mark opens with `store`'s key (a few tried). */
+async function opensAnother(storage: StorageAdapter, store: EncryptedStorage, prefix: string, markKey: string): Promise<boolean> {
+  const keys = (await storage.list(prefix)).filter((k) => k !== markKey).slice(0, 8);
+  for (const k of keys) {
+    try {
+      if ((await store.get(k)) !== undefined) return true;
+    } catch {
+      // damaged too, or another key: try the next
+    }
+  }
+  return false;
+}
+
 /**
  * The adapter a store under `prefix` is read and written through: `storage` itself
  * without a key, an {@link EncryptedStorage} with one. Refused with `ENCRYPTION_KEY`,
@@ -83,7 +98,15 @@ export async function encryptedStore(storage: StorageAdapter, prefix: string, ke
     try {
       value = await store.get(markKey);
     } catch (e) {
-      throw keyError(`the store "${prefix}" was encrypted with another key: open it with the key it was written with (nothing was changed)`, e);
+      // A damaged mark and another key look alike; the store's other values tell them
+      // apart: when one of them opens with this key, the key is right and the mark is
+      // written again (and reported), else the key is another.
+      if (!(await opensAnother(storage, store, prefix, markKey))) {
+        throw keyError(`the store "${prefix}" was encrypted with another key: open it with the key it was written with (nothing was changed)`, e);
+      }
+      await store.put(markKey, utf8(MARK_VALUE));
+      store.repairedMark = true;
+      return store;
     }
     if (new TextDecoder().decode(value) !== MARK_VALUE) throw keyError(`the store "${prefix}" has an unknown encryption marker`);
     return store;

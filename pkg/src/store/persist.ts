@@ -103,6 +103,11 @@ export class Persistence {
     }
   }
 
+  /** Name a stored document found damaged (and rebuilt) before this persistence read it, for the open report. */
+  noteDamaged(name: string): void {
+    this.damaged.add(name);
+  }
+
   /** Store a meta document. */
   async putMeta(name: string, value: unknown): Promise<void> {
     await this.storage.put(this.key(`meta/${name}`), new TextEncoder().encode(JSON.stringify(value)));

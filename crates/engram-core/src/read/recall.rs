@@ -167,7 +167,8 @@ impl Engram {
         let said_by_named = |ranked: &mut [(u32, ScoreParts)]| rerank(ranked, &cues, |slot| p.cues(slot));
         let parts_of: FxHashMap<u32, ScoreParts> = certain.iter().filter_map(|s| scored.iter().find(|(t, _)| t == s).cloned()).collect();
         let mut chosen = choose(scored, q.k, self.config.weak_threshold, |&slot| p.at(slot).map(|r| r.text.as_str()), |&slot| slot, said_by_named);
-        // A fact a rare word of the query names is in the k, in the place of the weakest other.
+        // A fact that is the only match of a specific word of the query is in the k, in the
+        // place of the weakest other.
         let certain_set: FxHashSet<u32> = certain.iter().copied().collect();
         for slot in certain {
             if chosen.iter().any(|c| c.0 == slot) || q.k == 0 {
@@ -251,7 +252,8 @@ impl Engram {
         let mut certain = Vec::new();
         if pool == Pool::Memories {
             pin_exact(p, &q.text, raw_top(&found), query_vec.is_some(), &accept, &mut parts);
-            // Not the turns of a session: one of them repeating a name is not what it names.
+            // Facts, not the turns of a session: a turn that says a name once is seldom the
+            // memory the name asks for.
             for slot in p.bm25(Pool::Memories).rare_holders(&specific_words(&q.text), 1) {
                 if accept(slot) && p.meta(slot).kind != Kind::Message {
                     certain.push(slot);
