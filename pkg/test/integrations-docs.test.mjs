@@ -69,7 +69,7 @@ test("the MCP client configuration starts the server and its tools answer", asyn
   const client = new Client({ name: "doc-test", version: "0" });
   await client.connect(transport);
   try {
-    assert.equal((await client.listTools()).tools.length, 6);
+    assert.equal((await client.listTools()).tools.length, 7);
     const r = await client.callTool({ name: "remember", arguments: { text: "Prefers window seats on long flights" } });
     assert.equal(r.structuredContent.action, "inserted");
   } finally {

@@ -1,6 +1,6 @@
 /**
  * An MCP server over one user's engram memory (`@modelcontextprotocol/sdk`, optional peer
- * dependency). Tools: `remember`, `recall`, `context`, `list`, `forget`, `forget_user`;
+ * dependency). Tools: `observe`, `remember`, `recall`, `context`, `list`, `forget`, `forget_user`;
  * resources: `engram://profile` (the current value of every fact key) and `engram://audit`
  * (every version, superseded and expired included). The user is fixed when the server
  * starts — a model calling the tools cannot name another one. Memory text is returned as
@@ -48,6 +48,25 @@ export function createMcpServer(m: McpMemory, info = { name: "engram", version: 
     },
     (a) => tool(async () => {
       return (await mem()).remember(defined({ ...a, source: "tool" }) as unknown as MemoryInput);
+    }),
+  );
+
+  server.registerTool(
+    "observe",
+    {
+      description: `Feed turns of the conversation, with their roles, into a session of the user's memory: what the user says about themselves is kept as facts (returned); the assistant's turns stay messages of the session, never facts. ${DATA_NOTE}`,
+      inputSchema: z.strictObject({
+        session: z.string().trim().min(1).max(256),
+        // Not "system" nor "tool": a model calling the tool speaks for the user and itself only.
+        turns: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), text: z.string().trim().min(1).max(32 * 1024) })).min(1).max(64),
+      }),
+    },
+    (a) => tool(async () => {
+      const m = await mem();
+      const written = await m.observe(a.turns, { session: a.session });
+      const ids = new Set(written.remembered.filter((o) => o.action === "inserted" || o.action === "reinforced" || o.action === "duplicate").map((o) => o.id));
+      const kept = ids.size ? (await m.list()).filter((r) => ids.has(r.id)).map(brief) : [];
+      return { turns: written.turns.length, kept };
     }),
   );
 
