@@ -100,3 +100,13 @@ fn later_first_persons_and_adverbs_read_as_the_third_person() {
     assert_eq!(texts("I don't drink alcohol"), vec!["User doesn't drink alcohol"]);
     assert_eq!(texts("I'm working on getting my masters degree"), vec!["User is working on getting their masters degree"]);
 }
+
+#[test]
+fn the_role_after_the_employer_is_kept_beside_the_employer() {
+    let nurse = texts("I work at Acme as a nurse");
+    assert!(nurse.contains(&"User works at Acme".to_owned()), "{nurse:?}");
+    assert!(nurse.contains(&"User works as nurse".to_owned()), "{nurse:?}");
+    let both = texts("I work as a nurse at Acme");
+    assert!(both.contains(&"User works at Acme".to_owned()) && both.contains(&"User works as nurse".to_owned()), "{both:?}");
+    assert_eq!(texts("I don't work at Acme as a nurse any more"), Vec::<String>::new());
+}

@@ -93,6 +93,11 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"(?i)\b(?:i work as|i'?m working as|my job is|my role is|i am employed as)\s+(?:an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+at\s+|\s+for\s+|[,.!]|$)", |c| {
                 vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
             }),
+            // The role after the employer ("I work at Acme as a nurse"): the employer rule
+            // reads the clause, so the role is read here or lost.
+            r(r"(?i)\bi (?:work|am working|'m working)\s+(?:at|for)\s+[^,.!?]{1,40}?\s+as\s+(?:an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+(?:and|but|since|for)\b|[,.!]|$)", |c| {
+                vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
+            }),
             r(r"(?i)\bI'?m an?\s+((?:senior |junior |lead |staff |principal )?[a-z-]+ (?:engineer|developer|designer|scientist|manager|researcher|analyst|teacher|doctor|nurse|lawyer|writer|student|architect|consultant))\b", |c| {
                 vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
             }),
