@@ -48,6 +48,7 @@ pub mod knowledge;
 pub mod model;
 pub mod pii;
 pub mod procedures;
+pub mod profile;
 pub mod read;
 pub mod router;
 pub mod store;

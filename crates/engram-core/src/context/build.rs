@@ -13,7 +13,7 @@ use crate::context::render::{date, quote, CLOSE, OPEN, PREAMBLE};
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
-use crate::model::{Kind, Record, Scope};
+use crate::model::{Record, Scope};
 
 /// What to build a context for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,20 +109,23 @@ impl Engram {
             items.push(Item { section: Section::Instructions, id: r.id.clone(), line: instruction_line(r), order: 0 });
         }
         let recalled: std::collections::HashSet<&str> = recall.hits.iter().map(|h| h.record.id.as_str()).collect();
-        // Profile facts: the current version under each fact key.
-        let mut profile: Vec<&Record> = p
-            .map(|p| {
-                p.keys()
-                    .flat_map(|(_, slots)| slots.iter().copied())
-                    .filter(|&s| p.meta(s).live(now) && matches!(p.meta(s).kind, Kind::Fact | Kind::Preference))
-                    .filter_map(|s| p.at(s))
-                    .filter(|r| !recalled.contains(r.id.as_str()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        profile.sort_by(|a, b| b.importance.total_cmp(&a.importance).then(b.updated_at.cmp(&a.updated_at)).then(a.id.cmp(&b.id)));
-        for r in profile.into_iter().take(req.profile_limit) {
-            items.push(Item { section: Section::Profile, id: r.id.clone(), line: memory_line(r), order: 0 });
+        // The profile: the rules the user set and how they want answers, then the facts
+        // that describe them (`profile::profile_records`), most important first.
+        if let Some(part) = p {
+            let settings = crate::profile::ProfileSettings::from_graph(part.graph());
+            for r in &settings.rules {
+                items.push(Item { section: Section::Profile, id: format!("rule/{}", r.id), line: format!("- The user asked: {}", quote(&r.text)), order: 0 });
+            }
+            if let Some(d) = &settings.detail {
+                items.push(Item { section: Section::Profile, id: "profile/detail".into(), line: format!("- The user wants {d} answers"), order: 0 });
+            }
+            if let Some(t) = &settings.tone {
+                items.push(Item { section: Section::Profile, id: "profile/tone".into(), line: format!("- The user wants a {t} tone"), order: 0 });
+            }
+            let facts = crate::profile::profile_records(part, now).into_iter().filter(|r| !recalled.contains(r.id.as_str()));
+            for r in facts.take(req.profile_limit) {
+                items.push(Item { section: Section::Profile, id: r.id.clone(), line: memory_line(r), order: 0 });
+            }
         }
         for h in &recall.hits {
             items.push(Item { section: Section::Recalled, id: h.record.id.clone(), line: memory_line(&h.record), order: 0 });

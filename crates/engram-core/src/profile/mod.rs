@@ -1,0 +1,295 @@
+//! The user profile (seed 000's `user_profiles`): one per user, derived from their
+//! memories whenever it is asked for, so it is always current — basic info, behaviour
+//! patterns (frequent topics, response preferences, how often they come back), the
+//! knowledge base (learned facts, the rules they asked for) and privacy settings. What
+//! the user sets is in [`settings`]; everything else is read from the partition.
+
+pub mod settings;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engram::Engram;
+use crate::error::Result;
+use crate::hlc::Millis;
+use crate::knowledge::extract::USER_ENTITY;
+use crate::knowledge::graph::norm;
+use crate::model::{Kind, Record, Scope, Source};
+use crate::store::partition::Partition;
+pub use settings::{ProfileRule, ProfileSettings, ProfileUpdate};
+
+/// An unkeyed fact at least this important is a profile fact (health 0.9; identity,
+/// family and dates 0.85; work, place and study 0.8 — the extractor's tiers): what a user
+/// is, beside the keyed facts whose newest value is always one.
+pub const PROFILE_IMPORTANCE: f32 = 0.8;
+/// How many topics a profile names.
+const TOPICS: usize = 8;
+const DAY_MS: Millis = 86_400_000;
+
+/// A user's profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub basic: BasicInfo,
+    pub behaviour: Behaviour,
+    pub knowledge: KnowledgeBase,
+    pub privacy: Privacy,
+}
+
+/// Who the user is. Each value says where it came from: `set` (through the API) or
+/// `stated` / `observed` (read from their memories).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BasicInfo {
+    pub name: Option<Valued>,
+    pub language: Option<Valued>,
+    pub timezone: Option<Valued>,
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Valued {
+    pub value: String,
+    /// `set`, `stated` or `observed`.
+    pub from: String,
+}
+
+impl Valued {
+    fn new(value: impl Into<String>, from: &str) -> Self {
+        Valued { value: value.into(), from: from.to_owned() }
+    }
+}
+
+/// How the user uses the memory.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Behaviour {
+    /// What they talk about most: the words of their turns and facts held by most of them.
+    pub topics: Vec<Topic>,
+    /// `brief`, `balanced` or `detailed`.
+    pub detail: Option<Valued>,
+    /// `casual`, `neutral` or `formal`.
+    pub tone: Option<Valued>,
+    pub visits: Visits,
+}
+
+/// One frequent topic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Topic {
+    pub name: String,
+    pub mentions: u32,
+}
+
+/// How often the user comes back, from their turns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Visits {
+    pub sessions: u32,
+    /// Distinct days (UTC) with a turn of theirs.
+    pub active_days: u32,
+    pub first_seen: Option<Millis>,
+    pub last_seen: Option<Millis>,
+    /// Mean days between the starts of consecutive sessions (none with fewer than two).
+    pub mean_days_between: Option<f64>,
+}
+
+/// What is known about the user.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KnowledgeBase {
+    /// The current facts and preferences that describe them, most important first.
+    pub facts: Vec<ProfileFact>,
+    /// Rules they asked for through the API, oldest first.
+    pub rules: Vec<ProfileRule>,
+}
+
+/// One fact of the profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileFact {
+    pub id: String,
+    pub text: String,
+    pub kind: Kind,
+    /// `subject/attribute` of its key, when it has one.
+    pub key: Option<String>,
+    pub importance: f32,
+    pub updated_at: Millis,
+}
+
+/// Privacy settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Privacy {
+    pub retention_days: Option<u32>,
+    pub share_usage: bool,
+}
+
+/// The current records of `p` that describe the user, most important first: the newest
+/// value of every fact key and each unkeyed fact at least [`PROFILE_IMPORTANCE`], of kind
+/// fact or preference, not waiting for review; health facts first.
+pub(crate) fn profile_records(p: &Partition, now: Millis) -> Vec<&Record> {
+    let mut out: Vec<&Record> = p
+        .slots_where(|m| m.live(now) && matches!(m.kind, Kind::Fact | Kind::Preference))
+        .filter_map(|s| p.at(s))
+        .filter(|r| !r.pending_review && (r.key.is_some() || r.importance >= PROFILE_IMPORTANCE))
+        .collect();
+    // Health first (allergies, diet: what a helper must never forget, whatever is asked),
+    // then by importance, newest first.
+    let health = |r: &Record| r.tags.iter().any(|t| t == "category:health");
+    out.sort_by(|a, b| health(b).cmp(&health(a)).then(b.importance.total_cmp(&a.importance)).then(b.updated_at.cmp(&a.updated_at)).then(a.id.cmp(&b.id)));
+    out
+}
+
+/// The value a fact states after its subject and verb ("User's name is Ana" → "Ana").
+fn stated_name(r: &Record) -> Option<String> {
+    let t = r.text.trim();
+    let v = t.strip_prefix("User's name is ").or_else(|| t.strip_prefix("用户叫")).or_else(|| t.strip_prefix("用户的名字是"))?;
+    let v = v.trim().trim_end_matches(['.', '。']);
+    (!v.is_empty()).then(|| v.to_owned())
+}
+
+/// A response preference the user stated, from a fact keyed `user/response_detail` or
+/// `user/response_tone` whose text names one of the values.
+fn stated(records: &[&Record], attribute: &str, values: &[&str]) -> Option<Valued> {
+    let r = records.iter().find(|r| r.key.as_ref().is_some_and(|k| k.subject == "user" && k.attribute == attribute))?;
+    let lower = r.text.to_lowercase();
+    values.iter().find(|v| lower.contains(*v)).map(|v| Valued::new(*v, "stated"))
+}
+
+fn visits(p: &Partition) -> Visits {
+    let mut starts: std::collections::BTreeMap<&str, Millis> = std::collections::BTreeMap::new();
+    let mut days = std::collections::BTreeSet::new();
+    let (mut first, mut last): (Option<Millis>, Option<Millis>) = (None, None);
+    for (_, r) in p.iter().filter(|(_, r)| r.kind == Kind::Message && r.source == Source::User) {
+        let at = r.created_at;
+        first = Some(first.map_or(at, |f| f.min(at)));
+        last = Some(last.map_or(at, |l| l.max(at)));
+        days.insert(at.div_euclid(DAY_MS));
+        if let Some(s) = &r.scope.session {
+            let e = starts.entry(s.as_str()).or_insert(at);
+            *e = (*e).min(at);
+        }
+    }
+    let mut s: Vec<Millis> = starts.values().copied().collect();
+    s.sort_unstable();
+    let mean = (s.len() >= 2).then(|| (s[s.len() - 1] - s[0]) as f64 / DAY_MS as f64 / (s.len() - 1) as f64);
+    Visits { sessions: starts.len() as u32, active_days: days.len() as u32, first_seen: first, last_seen: last, mean_days_between: mean }
+}
+
+/// The user's language as their own turns are written: `zh` when most hold Chinese, else
+/// `en`; none without turns.
+fn observed_language(p: &Partition) -> Option<Valued> {
+    let (mut zh, mut all) = (0usize, 0usize);
+    for (_, r) in p.iter().filter(|(_, r)| r.kind == Kind::Message && r.source == Source::User) {
+        all += 1;
+        zh += usize::from(r.text.chars().any(crate::index::lexical::terms::is_cjk));
+    }
+    (all > 0).then(|| Valued::new(if zh * 2 > all { "zh" } else { "en" }, "observed"))
+}
+
+/// Words of conversation that name no topic (beside the index's stop words).
+const NOT_TOPICS: &[&str] = &[
+    "like", "love", "really", "think", "know", "good", "great", "well", "much", "very", "lot", "also", "too", "yeah", "yes",
+    "sure", "going", "want", "would", "could", "should", "will", "time", "thing", "things", "something", "anything", "make",
+    "made", "get", "got", "getting", "go", "went", "see", "say", "said", "tell", "told", "nice", "cool", "fun", "enjoy",
+    "user", "i'm", "i've", "i'd", "i'll", "don't", "didn't", "that's", "it's", "what", "there", "here", "then", "than",
+    "when", "where", "which", "who", "how", "why", "about", "always", "never", "often", "sometimes", "usually", "still",
+    "right", "kind", "sort", "way", "day", "today", "now", "back", "maybe", "actually", "pretty", "awesome", "amazing",
+    "interesting", "wow", "hey", "hello", "thanks", "thank", "please", "sounds", "sound", "prefer", "prefers", "loves", "likes",
+    "enjoys", "does", "doing", "done", "have", "having", "been", "being", "were", "was", "are", "is", "one", "two", "new", "again", "name", "called", "just", "some", "more", "most", "other", "every",
+];
+/// Characters of Chinese that make a two-character term grammar, not a topic.
+const NOT_TOPIC_ZH: &str = "我你他她它的是了有在很不也都就和吗呢吧啊这那个们么什要会";
+
+/// What the user talks about most: each word of their turns and facts (at least four
+/// letters, or a Chinese pair of content characters) by how many of them hold it, at
+/// least two; the words of their graph's entities count one more per relation.
+fn topics(p: &Partition, now: Millis) -> Vec<Topic> {
+    use std::collections::HashMap;
+    let mut count: HashMap<String, (u32, String)> = HashMap::new();
+    let said = p
+        .slots_where(|m| m.live(now) && !m.from_model && matches!(m.kind, Kind::Message | Kind::Fact | Kind::Preference | Kind::Event))
+        .filter_map(|s| p.at(s))
+        .filter(|r| r.kind != Kind::Message || r.source == Source::User);
+    for r in said {
+        let mut seen = std::collections::HashSet::new();
+        for t in crate::index::lexical::terms::terms(&r.text) {
+            let cjk = t.chars().any(crate::index::lexical::terms::is_cjk);
+            let keep = if cjk { t.chars().count() == 2 && !t.chars().any(|c| NOT_TOPIC_ZH.contains(c)) } else { t.chars().count() >= 4 && t.chars().all(char::is_alphabetic) && !NOT_TOPICS.contains(&t.as_str()) };
+            if keep && seen.insert(t.clone()) {
+                count.entry(t.clone()).or_insert((0, t)).0 += 1;
+            }
+        }
+    }
+    let g = p.graph();
+    for (k, _) in g.out(&norm(USER_ENTITY), None).filter(|(_, s)| s.present) {
+        if let Some(e) = g.entity(&k.to) {
+            for w in crate::index::lexical::terms::terms(&e.name) {
+                if let Some(c) = count.get_mut(&w) {
+                    c.0 += 1;
+                }
+            }
+        }
+    }
+    let mut out: Vec<Topic> = count.into_values().filter(|(n, _)| *n >= 2).map(|(mentions, name)| Topic { name, mentions }).collect();
+    out.sort_by(|a, b| b.mentions.cmp(&a.mentions).then(a.name.cmp(&b.name)));
+    out.truncate(TOPICS);
+    out
+}
+
+impl Engram {
+    /// The scope's user's profile at `now`, with at most `fact_limit` facts.
+    pub fn profile(&self, scope: &Scope, fact_limit: usize, now: Millis) -> Result<Profile> {
+        let settings = self.profile_settings(scope)?;
+        let Some(p) = self.partition(scope)? else {
+            return Ok(Profile::from_settings(settings, Vec::new()));
+        };
+        let records = profile_records(p, now);
+        let mut profile = Profile::from_settings(settings, Vec::new());
+        let b = &mut profile.basic;
+        if b.name.is_none() {
+            b.name = records.iter().filter(|r| r.key.as_ref().is_some_and(|k| k.attribute == "name")).find_map(|r| stated_name(r)).map(|n| Valued::new(n, "stated"));
+        }
+        if b.language.is_none() {
+            b.language = observed_language(p);
+        }
+        let h = &mut profile.behaviour;
+        if h.detail.is_none() {
+            h.detail = stated(&records, "response_detail", &["brief", "balanced", "detailed"]);
+        }
+        if h.tone.is_none() {
+            h.tone = stated(&records, "response_tone", &["casual", "neutral", "formal"]);
+        }
+        h.topics = topics(p, now);
+        h.visits = visits(p);
+        profile.knowledge.facts = records
+            .into_iter()
+            .take(fact_limit)
+            .map(|r| ProfileFact {
+                id: r.id.clone(),
+                text: r.text.clone(),
+                kind: r.kind,
+                key: r.key.as_ref().map(|k| format!("{}/{}", k.subject, k.attribute)),
+                importance: r.importance,
+                updated_at: r.updated_at,
+            })
+            .collect();
+        Ok(profile)
+    }
+}
+
+impl Profile {
+    fn from_settings(s: ProfileSettings, facts: Vec<ProfileFact>) -> Self {
+        let set = |v: Option<String>| v.map(|v| Valued::new(v, "set"));
+        Profile {
+            basic: BasicInfo { name: set(s.name), language: set(s.language), timezone: set(s.timezone) },
+            behaviour: Behaviour { detail: set(s.detail), tone: set(s.tone), ..Behaviour::default() },
+            knowledge: KnowledgeBase { facts, rules: s.rules },
+            privacy: Privacy { retention_days: s.retention_days, share_usage: s.share_usage },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
