@@ -24,6 +24,7 @@ import { Documents } from "./archive/documents.js";
 import { Library } from "./archive/library.js";
 import { Procedures } from "./knowledge/procedures.js";
 import { Knowledge } from "./knowledge/knowledge.js";
+import { Profiles, type Profile, type ProfileSettings, type ProfileUpdate } from "./knowledge/profile.js";
 import { Lifetime, type Listener } from "./store/lifetime.js";
 import type { ContextOptions, OpenOptions, RecallOptions } from "./options.js";
 import { Persistence, type OpenReport } from "./store/persist.js";
@@ -46,6 +47,7 @@ export class Engram {
   private readonly life: Lifetime;
   private readonly writer: Writer;
   private readonly knowledge: Knowledge;
+  private readonly profiles: Profiles;
   private readonly learner: Learner;
   private readonly episodes: Episodes;
   private readonly vectors: Vectors;
@@ -84,6 +86,7 @@ export class Engram {
     this.episodes = new Episodes(this.life, scope, (task, f) => this.learner.spawn(task, f), opts.extractor);
     this.writer = new Writer(this.life, this.vectors, scope, opts.embedTurns ?? true, this.episodes);
     this.knowledge = new Knowledge(this.life, scope);
+    this.profiles = new Profiles(this.life, scope);
     this.documents = new Documents(this.life, this.vectors, scope);
     this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
     this.library = new Library(this.life, this.vectors, scope.tenant, opts.sync !== undefined);
@@ -123,6 +126,7 @@ export class Engram {
         throw err;
       }
     });
+    if (await life.lock.mayWrite()) await e.profiles.retainIfDue();
     life.listenToOtherTabs(prefix);
     e.syncClient?.start();
     life.startTokenizer();
@@ -208,6 +212,20 @@ export class Engram {
     await this.knowledge.setEntityAttribute(entity, attribute, value);
   }
 
+  /**
+   * The user's profile, derived from their memories now: basic info, behaviour (frequent
+   * topics, response detail and tone, visits), the knowledge base (facts, custom rules)
+   * and privacy settings.
+   */
+  profile(opts: { factLimit?: number } = {}): Profile {
+    return this.profiles.get(opts.factLimit);
+  }
+
+  /** Change the profile's settings (`null` clears a field); returns them after the change. */
+  async updateProfile(patch: ProfileUpdate): Promise<ProfileSettings> {
+    return this.profiles.update(patch);
+  }
+
   /** Answer a named graph template. */
   graph(query: GraphQuery): GraphAnswer {
     return this.knowledge.graph(query);
@@ -228,6 +246,7 @@ export class Engram {
     const scope = opts.session ? { ...this.scope, session: opts.session } : this.scope;
     const req = { query, budget: opts.budget ?? 900, k: opts.k ?? 8, recentTurns: opts.recentTurns ?? null, archivalK: opts.archivalK ?? 4, archivalShare: opts.archivalShare ?? 0.3, procedureLimit: opts.procedureLimit ?? 8 };
     await this.life.ready();
+    await this.profiles.retainIfDue();
     return this.life.call(() => this.life.handle.buildContext(scope, req, vector, this.life.now()) as Context);
   }
 

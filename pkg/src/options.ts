@@ -135,7 +135,7 @@ export interface ContextOptions {
 
 /** A change, emitted after the core call returned and its ops were persisted. */
 export interface ChangeEvent {
-  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document" | "episode" | "procedure";
+  type: "remember" | "turn" | "forget" | "forget-user" | "import" | "session" | "learn" | "review" | "graph" | "pull" | "document" | "episode" | "procedure" | "profile";
   ids: string[];
 }
 

@@ -17,6 +17,7 @@ mod handle;
 mod knowledge;
 mod opaque;
 mod procedures;
+mod profile;
 mod read;
 mod store;
 mod sync;

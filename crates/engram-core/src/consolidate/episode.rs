@@ -81,8 +81,11 @@ impl Engram {
             return Ok(None);
         }
         let text = join(&lines, &chosen);
-        let mut by_weight = chosen.clone();
-        by_weight.sort_by(|&a, &b| lines[b].weight.total_cmp(&lines[a].weight).then(a.cmp(&b)));
+        // Heaviest first, earlier first among equals.
+        let mut ranked: Vec<(u32, f32)> = chosen.iter().map(|&i| (i as u32, lines[i].weight)).collect();
+        let n = ranked.len();
+        crate::index::vector::top_k_by_score(&mut ranked, n);
+        let by_weight: Vec<usize> = ranked.into_iter().map(|(i, _)| i as usize).collect();
         let mut tags = vec![EPISODE_TAG.to_owned()];
         // A turn id too long for a tag (another replica's) leaves the episode to its stamp.
         tags.extend(last.map(|t| format!("{UPTO_PREFIX}{}", t.id)).filter(|t| t.len() <= MAX_TAG_LEN));

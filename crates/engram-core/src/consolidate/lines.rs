@@ -52,8 +52,10 @@ pub(crate) fn line_weight(line: &str) -> f32 {
 /// among equals) while they fit `budget` tokens joined by newlines — counted exactly, the
 /// lightest dropped again until the joined text fits.
 pub(crate) fn choose(tok: &Tokenizer, lines: &[Line], budget: usize) -> Vec<usize> {
-    let mut by_weight: Vec<usize> = (0..lines.len()).collect();
-    by_weight.sort_by(|&a, &b| lines[b].weight.total_cmp(&lines[a].weight).then(b.cmp(&a)));
+    // Later first among equals: the slot is counted down from the top.
+    let mut ranked: Vec<(u32, f32)> = lines.iter().enumerate().map(|(i, l)| (u32::MAX - i as u32, l.weight)).collect();
+    crate::index::vector::top_k_by_score(&mut ranked, lines.len());
+    let by_weight: Vec<usize> = ranked.into_iter().map(|(s, _)| (u32::MAX - s) as usize).collect();
     let mut chosen: Vec<usize> = Vec::new();
     let mut used = 0usize;
     for i in by_weight {

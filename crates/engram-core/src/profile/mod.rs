@@ -14,8 +14,9 @@ use crate::hlc::Millis;
 use crate::knowledge::extract::USER_ENTITY;
 use crate::knowledge::graph::norm;
 use crate::model::{Kind, Record, Scope, Source};
+use crate::index::vector::top_k_by_score;
 use crate::store::partition::Partition;
-pub use settings::{ProfileRule, ProfileSettings, ProfileUpdate};
+pub use settings::{ProfileChange, ProfileRule, ProfileSettings};
 
 /// An unkeyed fact at least this important is a profile fact (health 0.9; identity,
 /// family and dates 0.85; work, place and study 0.8 — the extractor's tiers): what a user
@@ -129,16 +130,18 @@ pub struct Privacy {
 /// value of every fact key and each unkeyed fact at least [`PROFILE_IMPORTANCE`], of kind
 /// fact or preference, not waiting for review; health facts first.
 pub(crate) fn profile_records(p: &Partition, now: Millis) -> Vec<&Record> {
-    let mut out: Vec<&Record> = p
-        .slots_where(|m| m.live(now) && matches!(m.kind, Kind::Fact | Kind::Preference))
-        .filter_map(|s| p.at(s))
-        .filter(|r| !r.pending_review && (r.key.is_some() || r.importance >= PROFILE_IMPORTANCE))
-        .collect();
     // Health first (allergies, diet: what a helper must never forget, whatever is asked),
-    // then by importance, newest first.
-    let health = |r: &Record| r.tags.iter().any(|t| t == "category:health");
-    out.sort_by(|a, b| health(b).cmp(&health(a)).then(b.importance.total_cmp(&a.importance)).then(b.updated_at.cmp(&a.updated_at)).then(a.id.cmp(&b.id)));
-    out
+    // then by importance, the newest (highest slot) first among equals. Ranked through the
+    // vector index's top-k (one sort routine in the module, not one more).
+    let mut ranked: Vec<(u32, f32)> = p
+        .slots_where(|m| m.live(now) && matches!(m.kind, Kind::Fact | Kind::Preference))
+        .filter_map(|s| p.at(s).map(|r| (s, r)))
+        .filter(|(_, r)| !r.pending_review && (r.key.is_some() || r.importance >= PROFILE_IMPORTANCE))
+        .map(|(s, r)| (u32::MAX - s, r.importance + if r.tags.iter().any(|t| t == "category:health") { 1.0 } else { 0.0 }))
+        .collect();
+    let n = ranked.len();
+    top_k_by_score(&mut ranked, n);
+    ranked.into_iter().filter_map(|(s, _)| p.at(u32::MAX - s)).collect()
 }
 
 /// The value a fact states after its subject and verb ("User's name is Ana" → "Ana").
@@ -158,23 +161,34 @@ fn stated(records: &[&Record], attribute: &str, values: &[&str]) -> Option<Value
 }
 
 fn visits(p: &Partition) -> Visits {
-    let mut starts: std::collections::BTreeMap<&str, Millis> = std::collections::BTreeMap::new();
-    let mut days = std::collections::BTreeSet::new();
+    let mut sessions: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut days: Vec<Millis> = Vec::new();
     let (mut first, mut last): (Option<Millis>, Option<Millis>) = (None, None);
+    let (mut first_start, mut last_start): (Option<Millis>, Option<Millis>) = (None, None);
     for (_, r) in p.iter().filter(|(_, r)| r.kind == Kind::Message && r.source == Source::User) {
         let at = r.created_at;
         first = Some(first.map_or(at, |f| f.min(at)));
         last = Some(last.map_or(at, |l| l.max(at)));
-        days.insert(at.div_euclid(DAY_MS));
+        let day = at.div_euclid(DAY_MS);
+        if !days.contains(&day) {
+            days.push(day);
+        }
         if let Some(s) = &r.scope.session {
-            let e = starts.entry(s.as_str()).or_insert(at);
-            *e = (*e).min(at);
+            if sessions.insert(s.as_str()) {
+                // A session's first turn is its start (turns are stored in the order said).
+                first_start = Some(first_start.map_or(at, |f| f.min(at)));
+                last_start = Some(last_start.map_or(at, |l| l.max(at)));
+            }
         }
     }
-    let mut s: Vec<Millis> = starts.values().copied().collect();
-    s.sort_unstable();
-    let mean = (s.len() >= 2).then(|| (s[s.len() - 1] - s[0]) as f64 / DAY_MS as f64 / (s.len() - 1) as f64);
-    Visits { sessions: starts.len() as u32, active_days: days.len() as u32, first_seen: first, last_seen: last, mean_days_between: mean }
+    // The mean of the gaps between consecutive starts is the span of the starts over
+    // their number less one.
+    let n = sessions.len();
+    let mean = match (first_start, last_start) {
+        (Some(a), Some(b)) if n >= 2 => Some((b - a) as f64 / DAY_MS as f64 / (n - 1) as f64),
+        _ => None,
+    };
+    Visits { sessions: n as u32, active_days: days.len() as u32, first_seen: first, last_seen: last, mean_days_between: mean }
 }
 
 /// The user's language as their own turns are written: `zh` when most hold Chinese, else
@@ -206,19 +220,19 @@ const NOT_TOPIC_ZH: &str = "我你他她它的是了有在很不也都就和吗�
 /// letters, or a Chinese pair of content characters) by how many of them hold it, at
 /// least two; the words of their graph's entities count one more per relation.
 fn topics(p: &Partition, now: Millis) -> Vec<Topic> {
-    use std::collections::HashMap;
-    let mut count: HashMap<String, (u32, String)> = HashMap::new();
+    let mut count: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
     let said = p
         .slots_where(|m| m.live(now) && !m.from_model && matches!(m.kind, Kind::Message | Kind::Fact | Kind::Preference | Kind::Event))
         .filter_map(|s| p.at(s))
         .filter(|r| r.kind != Kind::Message || r.source == Source::User);
     for r in said {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: Vec<String> = Vec::new();
         for t in crate::index::lexical::terms::terms(&r.text) {
             let cjk = t.chars().any(crate::index::lexical::terms::is_cjk);
             let keep = if cjk { t.chars().count() == 2 && !t.chars().any(|c| NOT_TOPIC_ZH.contains(c)) } else { t.chars().count() >= 4 && t.chars().all(char::is_alphabetic) && !NOT_TOPICS.contains(&t.as_str()) };
-            if keep && seen.insert(t.clone()) {
-                count.entry(t.clone()).or_insert((0, t)).0 += 1;
+            if keep && !seen.contains(&t) {
+                *count.entry(t.clone()).or_insert(0) += 1;
+                seen.push(t);
             }
         }
     }
@@ -227,15 +241,16 @@ fn topics(p: &Partition, now: Millis) -> Vec<Topic> {
         if let Some(e) = g.entity(&k.to) {
             for w in crate::index::lexical::terms::terms(&e.name) {
                 if let Some(c) = count.get_mut(&w) {
-                    c.0 += 1;
+                    *c += 1;
                 }
             }
         }
     }
-    let mut out: Vec<Topic> = count.into_values().filter(|(n, _)| *n >= 2).map(|(mentions, name)| Topic { name, mentions }).collect();
-    out.sort_by(|a, b| b.mentions.cmp(&a.mentions).then(a.name.cmp(&b.name)));
-    out.truncate(TOPICS);
-    out
+    // Most mentions first, then by name (the map's order).
+    let words: Vec<(String, u32)> = count.into_iter().filter(|(_, n)| *n >= 2).collect();
+    let mut ranked: Vec<(u32, f32)> = words.iter().enumerate().map(|(i, (_, n))| (i as u32, *n as f32)).collect();
+    top_k_by_score(&mut ranked, TOPICS);
+    ranked.into_iter().map(|(i, _)| Topic { name: words[i as usize].0.clone(), mentions: words[i as usize].1 }).collect()
 }
 
 impl Engram {

@@ -56,46 +56,10 @@ pub struct ProfileRule {
     pub text: String,
 }
 
-/// A change to the settings: a field absent is left as it is, `Some(None)` (JSON `null`)
-/// clears it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ProfileUpdate {
-    #[serde(default, with = "nullable")]
-    pub name: Option<Option<String>>,
-    #[serde(default, with = "nullable")]
-    pub language: Option<Option<String>>,
-    #[serde(default, with = "nullable")]
-    pub timezone: Option<Option<String>>,
-    #[serde(default, with = "nullable")]
-    pub detail: Option<Option<String>>,
-    #[serde(default, with = "nullable")]
-    pub tone: Option<Option<String>>,
-    #[serde(default, with = "nullable")]
-    pub retention_days: Option<Option<u32>>,
-    #[serde(default)]
-    pub share_usage: Option<bool>,
-    /// Rules to add (their text).
-    #[serde(default)]
-    pub add_rules: Vec<String>,
-    /// Rules to remove (their ids).
-    #[serde(default)]
-    pub remove_rules: Vec<String>,
-}
-
-/// `Option<Option<T>>` from JSON: absent → `None`, `null` → `Some(None)`.
-mod nullable {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
-        Option::<T>::deserialize(d).map(Some)
-    }
-    pub fn serialize<T: Serialize, S: Serializer>(v: &Option<Option<T>>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(inner) => inner.serialize(s),
-            None => s.serialize_none(),
-        }
-    }
-}
+/// One change to the settings: a field and its new value, `None` to clear it. Fields:
+/// `name`, `language`, `timezone`, `detail`, `tone`, `retentionDays`, `shareUsage`
+/// (`"true"` / `"false"`), `addRule` (its text) and `removeRule` (its id).
+pub type ProfileChange = (String, Option<String>);
 
 fn user_entity() -> EntityRef {
     EntityRef::new(USER_ENTITY, "person")
@@ -148,7 +112,14 @@ impl ProfileSettings {
                 None => {}
             }
         }
-        rules.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.id.cmp(&b.1.id)));
+        // Oldest first: an insertion sort (a few rules; no sort routine more in the module).
+        for i in 1..rules.len() {
+            let mut j = i;
+            while j > 0 && (rules[j - 1].0, &rules[j - 1].1.id) > (rules[j].0, &rules[j].1.id) {
+                rules.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         s.rules = rules.into_iter().map(|(_, r)| r).collect();
         s
     }
@@ -159,39 +130,49 @@ impl ProfileSettings {
     }
 }
 
-fn one_of(field: &'static str, v: &str, allowed: &[&str]) -> Result<()> {
-    if allowed.contains(&v) {
-        Ok(())
-    } else {
-        Err(Error::invalid(field, format!("must be one of {}", allowed.join(", "))))
+/// The attribute and value a change writes, once checked (`""` clears).
+fn checked(field: &str, value: Option<&str>, rules: &mut Vec<String>) -> Result<(String, String)> {
+    let v = value.map(str::trim).unwrap_or_default();
+    let bad = |field: &'static str, what: &str| Err(Error::invalid(field, what.to_owned()));
+    let simple = |allowed: &dyn Fn(char) -> bool| v.chars().all(allowed);
+    let attr = |f: &str| format!("{ATTR_PREFIX}{f}");
+    const CLEARABLE: &[&str] = &["name", "language", "timezone", "detail", "tone", "retentionDays", "shareUsage"];
+    if v.is_empty() && CLEARABLE.contains(&field) {
+        return Ok((attr(&field.replace("retentionDays", "retention_days").replace("shareUsage", "share_usage")), String::new()));
     }
-}
-
-fn check_language(v: &str) -> Result<()> {
-    let mut parts = v.split('-');
-    let first_ok = parts.next().is_some_and(|p| (2..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphabetic()));
-    if first_ok && parts.all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric())) {
-        Ok(())
-    } else {
-        Err(Error::invalid("language", "a BCP 47 tag such as \"en\" or \"zh-CN\""))
-    }
-}
-
-fn check_timezone(v: &str) -> Result<()> {
-    let b = v.as_bytes();
-    let offset = b.len() == 6
-        && matches!(b[0], b'+' | b'-')
-        && b[3] == b':'
-        && [1, 2, 4, 5].iter().all(|&i| b[i].is_ascii_digit())
-        && v[1..3].parse::<u8>().is_ok_and(|h| h <= 14)
-        && v[4..6].parse::<u8>().is_ok_and(|m| m < 60);
-    let zone = v.len() <= 64
-        && v.split('/').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+')))
-        && v.chars().next().is_some_and(|c| c.is_ascii_uppercase());
-    if offset || zone {
-        Ok(())
-    } else {
-        Err(Error::invalid("timezone", "an IANA zone such as \"Europe/Madrid\", \"UTC\" or an offset such as \"+08:00\""))
+    match field {
+        "name" if v.chars().count() <= 100 && !v.chars().any(char::is_control) => Ok((attr("name"), v.to_owned())),
+        "name" => bad("name", "1 to 100 characters, no control characters"),
+        // A BCP 47 tag: "en", "zh-CN".
+        "language" if v.len() <= 35 && v.split('-').all(|p| (2..=8).contains(&p.len())) && simple(&|c| c.is_ascii_alphanumeric() || c == '-') => Ok((attr("language"), v.to_owned())),
+        "language" => bad("language", "a BCP 47 tag such as \"en\" or \"zh-CN\""),
+        // An IANA zone ("Europe/Madrid", "UTC") or an offset ("+08:00").
+        "timezone" if v.len() <= 64 && !v.split('/').any(str::is_empty) && simple(&|c| c.is_ascii_alphanumeric() || "/_-+:".contains(c)) => Ok((attr("timezone"), v.to_owned())),
+        "timezone" => bad("timezone", "an IANA zone such as \"Europe/Madrid\", \"UTC\" or an offset such as \"+08:00\""),
+        "detail" if ["brief", "balanced", "detailed"].contains(&v) => Ok((attr("detail"), v.to_owned())),
+        "detail" => bad("detail", "brief, balanced or detailed"),
+        "tone" if ["casual", "neutral", "formal"].contains(&v) => Ok((attr("tone"), v.to_owned())),
+        "tone" => bad("tone", "casual, neutral or formal"),
+        "retentionDays" => match v.parse::<u32>() {
+            Ok(d) if (1..=MAX_RETENTION_DAYS).contains(&d) => Ok((attr("retention_days"), d.to_string())),
+            _ => bad("retentionDays", "1 to 36500 days, or null for no limit"),
+        },
+        "shareUsage" if v == "true" || v == "false" => Ok((attr("share_usage"), v.to_owned())),
+        "shareUsage" => bad("shareUsage", "true or false"),
+        "addRule" if !v.is_empty() && v.len() <= MAX_RULE_BYTES && !v.chars().any(|c| c.is_control() && c != '\n') => {
+            let id = rule_id(v);
+            if !rules.contains(&id) {
+                rules.push(id.clone());
+            }
+            Ok((format!("{RULE_PREFIX}{id}"), v.to_owned()))
+        }
+        "addRule" => bad("addRules", "a rule is 1 to 500 bytes of text"),
+        "removeRule" if rules.iter().any(|r| r == v) => {
+            rules.retain(|r| r != v);
+            Ok((format!("{RULE_PREFIX}{v}"), String::new()))
+        }
+        "removeRule" => bad("removeRules", "no rule with this id"),
+        _ => bad("profile", "unknown field (name, language, timezone, detail, tone, retentionDays, shareUsage, addRule, removeRule)"),
     }
 }
 
@@ -201,71 +182,21 @@ impl Engram {
         Ok(self.partition(scope)?.map(|p| ProfileSettings::from_graph(p.graph())).unwrap_or_default())
     }
 
-    /// Change the scope's user's profile settings: every field is checked before anything
-    /// is written (a bad value changes nothing), then each change is one attribute op.
-    /// Setting a retention removes at once what is older than it ([`Engram::apply_retention`]).
+    /// Change the scope's user's profile settings: every change is checked before anything
+    /// is written (a bad value changes nothing), then each is one attribute op. Setting a
+    /// retention removes at once what is older than it ([`Engram::apply_retention`]).
     /// Returns the settings after the change.
-    pub fn update_profile(&mut self, scope: &Scope, u: &ProfileUpdate, now: Millis) -> Result<ProfileSettings> {
+    pub fn update_profile(&mut self, scope: &Scope, changes: &[ProfileChange], now: Millis) -> Result<ProfileSettings> {
         scope.validate()?;
-        let current = self.profile_settings(scope)?;
-        let mut writes: Vec<(String, String)> = Vec::new();
-        let text = |field: &'static str, v: &Option<Option<String>>, check: &dyn Fn(&str) -> Result<()>| -> Result<Option<(String, String)>> {
-            match v {
-                None => Ok(None),
-                Some(None) => Ok(Some((format!("{ATTR_PREFIX}{field}"), String::new()))),
-                Some(Some(s)) => {
-                    let s = s.trim();
-                    check(s)?;
-                    Ok(Some((format!("{ATTR_PREFIX}{field}"), s.to_owned())))
-                }
-            }
-        };
-        let name_ok = |s: &str| -> Result<()> {
-            if s.is_empty() || s.chars().count() > 100 || s.chars().any(char::is_control) {
-                return Err(Error::invalid("name", "1 to 100 characters, no control characters"));
-            }
-            Ok(())
-        };
-        writes.extend(text("name", &u.name, &name_ok)?);
-        writes.extend(text("language", &u.language, &check_language)?);
-        writes.extend(text("timezone", &u.timezone, &check_timezone)?);
-        writes.extend(text("detail", &u.detail, &|s| one_of("detail", s, &["brief", "balanced", "detailed"]))?);
-        writes.extend(text("tone", &u.tone, &|s| one_of("tone", s, &["casual", "neutral", "formal"]))?);
-        match u.retention_days {
-            None => {}
-            Some(None) => writes.push((format!("{ATTR_PREFIX}retention_days"), String::new())),
-            Some(Some(d)) if (1..=MAX_RETENTION_DAYS).contains(&d) => writes.push((format!("{ATTR_PREFIX}retention_days"), d.to_string())),
-            Some(Some(_)) => return Err(Error::invalid("retentionDays", format!("1 to {MAX_RETENTION_DAYS} days, or null for no limit"))),
-        }
-        if let Some(b) = u.share_usage {
-            writes.push((format!("{ATTR_PREFIX}share_usage"), b.to_string()));
-        }
-        let mut ids: Vec<String> = current.rules.iter().map(|r| r.id.clone()).collect();
-        for id in &u.remove_rules {
-            if !ids.contains(id) {
-                return Err(Error::invalid("removeRules", format!("no rule with id {id:?}")));
-            }
-            ids.retain(|i| i != id);
-            writes.push((format!("{RULE_PREFIX}{id}"), String::new()));
-        }
-        for r in &u.add_rules {
-            let r = r.trim();
-            if r.is_empty() || r.len() > MAX_RULE_BYTES || r.chars().any(|c| c.is_control() && c != '\n') {
-                return Err(Error::invalid("addRules", format!("a rule is 1 to {MAX_RULE_BYTES} bytes of text")));
-            }
-            let id = rule_id(r);
-            if !ids.contains(&id) {
-                ids.push(id.clone());
-            }
-            writes.push((format!("{RULE_PREFIX}{id}"), r.to_owned()));
-        }
-        if ids.len() > MAX_RULES {
+        let mut rules: Vec<String> = self.profile_settings(scope)?.rules.into_iter().map(|r| r.id).collect();
+        let writes = changes.iter().map(|(f, v)| checked(f, v.as_deref(), &mut rules)).collect::<Result<Vec<_>>>()?;
+        if rules.len() > MAX_RULES {
             return Err(Error::invalid("addRules", format!("at most {MAX_RULES} rules")));
         }
-        for (attr, value) in writes {
-            self.set_entity_attribute(scope, &user_entity(), &attr, &value, now)?;
+        for (attr, value) in &writes {
+            self.set_entity_attribute(scope, &user_entity(), attr, value, now)?;
         }
-        if u.retention_days.flatten().is_some() {
+        if changes.iter().any(|(f, v)| f == "retentionDays" && v.is_some()) {
             self.apply_retention(scope, now)?;
         }
         self.profile_settings(scope)
@@ -286,43 +217,46 @@ impl Engram {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::Config;
     use crate::model::MemoryInput;
 
     const T0: Millis = 1_764_000_000_000;
 
-    fn update(json: &str) -> ProfileUpdate {
-        serde_json::from_str(json).expect("update")
+    pub(crate) fn changes(c: &[(&str, Option<&str>)]) -> Vec<ProfileChange> {
+        c.iter().map(|(f, v)| ((*f).to_owned(), v.map(str::to_owned))).collect()
     }
 
     #[test]
     fn settings_are_set_cleared_and_checked_before_anything_is_written() {
         let mut e = Engram::new(Config::default(), 1);
         let s = Scope::user("t", "u");
-        let after = e.update_profile(&s, &update(r#"{"timezone":"Europe/Madrid","language":"es","detail":"brief","shareUsage":true,"addRules":["Always give me metric units"]}"#), T0).expect("set");
+        let set = changes(&[("timezone", Some("Europe/Madrid")), ("language", Some("es")), ("detail", Some("brief")), ("shareUsage", Some("true")), ("addRule", Some("Always give me metric units"))]);
+        let after = e.update_profile(&s, &set, T0).expect("set");
         assert_eq!(after.timezone.as_deref(), Some("Europe/Madrid"));
         assert_eq!(after.rules.len(), 1);
         assert!(after.share_usage);
-        let bad = e.update_profile(&s, &update(r#"{"timezone":"nowhere at all","language":"fr"}"#), T0 + 1);
-        assert!(matches!(bad, Err(Error::InvalidInput { .. })), "{bad:?}");
+        let bad = e.update_profile(&s, &changes(&[("language", Some("fr")), ("timezone", Some("nowhere at all"))]), T0 + 1);
+        assert!(matches!(bad, Err(Error::InvalidInput { field: "timezone", .. })), "{bad:?}");
         assert_eq!(e.profile_settings(&s).expect("read").language.as_deref(), Some("es"), "a refused update writes nothing");
         let id = after.rules[0].id.clone();
-        let cleared = e.update_profile(&s, &update(&format!(r#"{{"timezone":null,"removeRules":["{id}"]}}"#)), T0 + 2).expect("clear");
+        let cleared = e.update_profile(&s, &changes(&[("timezone", None), ("removeRule", Some(&id))]), T0 + 2).expect("clear");
         assert_eq!(cleared.timezone, None);
         assert!(cleared.rules.is_empty());
-        assert!(e.update_profile(&s, &update(r#"{"tone":"shouty"}"#), T0).is_err());
-        assert!(e.update_profile(&s, &update(r#"{"retentionDays":0}"#), T0).is_err());
-        assert!(serde_json::from_str::<ProfileUpdate>(r#"{"admin":true}"#).is_err(), "an unknown field is refused");
+        for (f, v) in [("tone", Some("shouty")), ("retentionDays", Some("0")), ("retentionDays", Some("-3")), ("admin", Some("true")), ("admin", None), ("removeRule", Some("nope"))] {
+            assert!(e.update_profile(&s, &changes(&[(f, v)]), T0).is_err(), "{f} {v:?}");
+        }
+        let graph = e.partition(&s).expect("scope").expect("partition").graph();
+        assert_eq!(graph.attr_writes().filter(|(_, a, _, _)| a.contains("admin")).count(), 0, "no stray attribute was written");
     }
 
     #[test]
     fn the_same_rule_added_twice_is_one_rule_and_other_users_are_untouched() {
         let mut e = Engram::new(Config::default(), 1);
         let (a, b) = (Scope::user("t", "a"), Scope::user("t", "b"));
-        e.update_profile(&a, &update(r#"{"addRules":["Always give me metric units"]}"#), T0).expect("add");
-        let s = e.update_profile(&a, &update(r#"{"addRules":["always give me  metric units"]}"#), T0 + 1).expect("again");
+        e.update_profile(&a, &changes(&[("addRule", Some("Always give me metric units"))]), T0).expect("add");
+        let s = e.update_profile(&a, &changes(&[("addRule", Some("always give me  metric units"))]), T0 + 1).expect("again");
         assert_eq!(s.rules.len(), 1);
         assert_eq!(e.profile_settings(&b).expect("b"), ProfileSettings::default());
     }
@@ -334,7 +268,7 @@ mod tests {
         e.remember(&s, MemoryInput::fact("User has a cat"), T0).expect("old");
         e.remember(&s, MemoryInput::fact("User lives in Lyon"), T0 + 40 * DAY_MS).expect("new");
         e.take_pending();
-        e.update_profile(&s, &update(r#"{"retentionDays":30}"#), T0 + 41 * DAY_MS).expect("retention");
+        e.update_profile(&s, &changes(&[("retentionDays", Some("30"))]), T0 + 41 * DAY_MS).expect("retention");
         let texts: Vec<String> = e.list(&s, &Default::default(), T0 + 41 * DAY_MS).expect("list").into_iter().map(|r| r.text).collect();
         assert_eq!(texts, vec!["User lives in Lyon"]);
         let ops = e.take_pending();

@@ -3,6 +3,7 @@ use crate::config::Config;
 use crate::context::build::ContextRequest;
 use crate::model::MemoryInput;
 use crate::store::working::Turn;
+use settings::tests::changes;
 
 const T0: Millis = 1_764_000_000_000;
 
@@ -40,7 +41,7 @@ fn a_setting_wins_over_what_was_read_and_chinese_turns_make_the_language_zh() {
     let p = e.profile(&s, 20, T0).expect("profile");
     assert_eq!(p.basic.language, Some(Valued::new("zh", "observed")));
     assert_eq!(p.basic.name, Some(Valued::new("李明", "stated")));
-    let set: ProfileUpdate = serde_json::from_str(r#"{"name":"Li Ming","language":"zh-CN","timezone":"Asia/Shanghai"}"#).expect("json");
+    let set = changes(&[("name", Some("Li Ming")), ("language", Some("zh-CN")), ("timezone", Some("Asia/Shanghai"))]);
     e.update_profile(&s, &set, T0 + 1).expect("set");
     let p = e.profile(&s, 20, T0 + 1).expect("profile");
     assert_eq!(p.basic.name, Some(Valued::new("Li Ming", "set")));
@@ -55,7 +56,7 @@ fn the_context_carries_the_profile_whatever_the_query() {
     for i in 0..200 {
         e.remember(&s, MemoryInput::new(Kind::Event, format!("Went to the cinema on day {i} and saw a film about cooking pasta")), T0 + i).expect("noise");
     }
-    let set: ProfileUpdate = serde_json::from_str(r#"{"addRules":["Always give me metric units"],"detail":"brief"}"#).expect("json");
+    let set = changes(&[("addRule", Some("Always give me metric units")), ("detail", Some("brief"))]);
     e.update_profile(&s, &set, T0).expect("rule");
     let ctx = e.build_context(&s, &ContextRequest::new("what should I cook tonight?", 400), T0 + 300).expect("context");
     assert!(ctx.text.contains("User is allergic to peanuts"), "{}", ctx.text);
@@ -82,6 +83,6 @@ fn a_stated_response_preference_shows_in_the_profile_until_a_setting_replaces_it
     let p = e.profile(&s, 20, T0).expect("profile");
     assert_eq!(p.behaviour.detail, Some(Valued::new("brief", "stated")));
     assert_eq!(p.behaviour.tone, Some(Valued::new("formal", "stated")));
-    e.update_profile(&s, &serde_json::from_str(r#"{"detail":"detailed"}"#).expect("json"), T0 + 1).expect("set");
+    e.update_profile(&s, &changes(&[("detail", Some("detailed"))]), T0 + 1).expect("set");
     assert_eq!(e.profile(&s, 20, T0 + 1).expect("profile").behaviour.detail, Some(Valued::new("detailed", "set")));
 }

@@ -40,17 +40,18 @@ pub(crate) const SPEAKER_BONUS: f32 = 0.2;
 /// speaker's lines and the others'.
 pub(crate) fn rerank<'c, T: Clone>(ranked: &mut [(u32, T)], query: &QueryCues, cues_of: impl Fn(u32) -> Option<&'c TextCues>) {
     let pool = ranked.len().min(RERANK_POOL);
-    let mut scored: Vec<(usize, f32)> = ranked[..pool]
+    let mut scored: Vec<(u32, f32)> = ranked[..pool]
         .iter()
         .enumerate()
         .map(|(i, &(slot, _))| {
             let named = cues_of(slot).is_some_and(|c| query.names_speaker_of(c));
-            (i, 1.0 / (1.0 + i as f32) + if named { SPEAKER_BONUS } else { 0.0 })
+            (i as u32, 1.0 / (1.0 + i as f32) + if named { SPEAKER_BONUS } else { 0.0 })
         })
         .collect();
-    // Stable: equal scores keep the fusion's order.
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let reordered: Vec<(u32, T)> = scored.iter().map(|&(i, _)| ranked[i].clone()).collect();
+    // Equal scores keep the fusion's order (the lower index first).
+    let n = scored.len();
+    crate::index::vector::top_k_by_score(&mut scored, n);
+    let reordered: Vec<(u32, T)> = scored.iter().map(|&(i, _)| ranked[i as usize].clone()).collect();
     ranked[..pool].clone_from_slice(&reordered);
 }
 
