@@ -83,3 +83,43 @@ test("a retention removes older memories at once, and again when the store is op
     await mem.close();
   }
 });
+
+test("profile settings sync through the origin, which keeps the profile in user_profiles and bounds its memories' expiry by the retention", async () => {
+  const { startOrigin, token } = await import("./origin.mjs");
+  const o = await startOrigin();
+  const c = clock(Date.now() - 100 * DAY);
+  const open = (storage) => Engram.open({ user: "ana", storage, embedder: false, now: c.now, sync: { url: o.url, token: token("ana"), background: false } });
+  const phone = await open(new MemoryStorage());
+  const laptop = await open(new MemoryStorage());
+  try {
+    await phone.observe([{ role: "user", text: "My name is Ana. I'm vegetarian." }], { session: "s1" });
+    c.advance(60 * DAY);
+    await phone.remember("I moved to Porto");
+    await phone.updateProfile({ timezone: "Europe/Lisbon", addRules: ["Always give me metric units"], retentionDays: 90, shareUsage: false });
+    await phone.sync();
+    await laptop.sync();
+    const p = laptop.profile();
+    assert.deepEqual(p.basic.timezone, { value: "Europe/Lisbon", from: "set" });
+    assert.deepEqual(p.knowledge.rules.map((r) => r.text), ["Always give me metric units"]);
+    assert.equal(p.privacy.retentionDays, 90);
+
+    const { status, body } = await o.get("/v1/profile", "ana");
+    assert.equal(status, 200);
+    assert.equal(body.profile.basic_info.name, "Ana");
+    assert.equal(body.profile.basic_info.timezone, "Europe/Lisbon");
+    assert.deepEqual(body.profile.knowledge_base.custom_rules.map((r) => r.text), ["Always give me metric units"]);
+    assert.equal(body.profile.privacy_settings.data_retention_days, 90);
+    assert.equal(body.profile.privacy_settings.share_usage, false);
+    assert.ok(body.profile.behaviour_patterns.sessions >= 1);
+    const mems = (await o.get("/v1/memories?limit=500", "ana")).body.memories;
+    const porto = mems.find((m) => m.text === "I moved to Porto");
+    assert.ok(porto && porto.expires_at === porto.created_at + 90 * DAY, JSON.stringify(porto));
+    const veg = mems.find((m) => /vegetarian/.test(m.text));
+    assert.ok(veg && veg.expires_at === veg.created_at + 90 * DAY, "memories written before the setting are bounded too");
+    assert.equal((await o.get("/v1/profile", "bob")).body.profile, null, "another user has none");
+  } finally {
+    await phone.close();
+    await laptop.close();
+    await o.kill();
+  }
+});

@@ -144,9 +144,10 @@ pub(crate) fn profile_records(p: &Partition, now: Millis) -> Vec<&Record> {
     ranked.into_iter().filter_map(|(s, _)| p.at(u32::MAX - s)).collect()
 }
 
-/// The value a fact states after its subject and verb ("User's name is Ana" → "Ana").
-fn stated_name(r: &Record) -> Option<String> {
-    let t = r.text.trim();
+/// The name a fact keyed `user/name` states ("User's name is Ana" → "Ana", "用户叫李明" →
+/// "李明"; the origin reads its profile's name this way too).
+pub fn stated_name(text: &str) -> Option<String> {
+    let t = text.trim();
     let v = t.strip_prefix("User's name is ").or_else(|| t.strip_prefix("用户叫")).or_else(|| t.strip_prefix("用户的名字是"))?;
     let v = v.trim().trim_end_matches(['.', '。']);
     (!v.is_empty()).then(|| v.to_owned())
@@ -264,7 +265,7 @@ impl Engram {
         let mut profile = Profile::from_settings(settings, Vec::new());
         let b = &mut profile.basic;
         if b.name.is_none() {
-            b.name = records.iter().filter(|r| r.key.as_ref().is_some_and(|k| k.attribute == "name")).find_map(|r| stated_name(r)).map(|n| Valued::new(n, "stated"));
+            b.name = records.iter().filter(|r| r.key.as_ref().is_some_and(|k| k.attribute == "name")).find_map(|r| stated_name(&r.text)).map(|n| Valued::new(n, "stated"));
         }
         if b.language.is_none() {
             b.language = observed_language(p);

@@ -8,6 +8,7 @@
 //! Every query filters by the authenticated `tenant` + `user_id`.
 
 mod log;
+mod profile;
 pub mod query;
 mod schema;
 mod view;

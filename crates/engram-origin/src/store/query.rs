@@ -49,7 +49,8 @@ pub struct GraphEdgeOut {
     pub record: Option<String>,
 }
 
-fn to_json(mut d: Document) -> Value {
+/// A view document as the API's JSON: without the internal fields.
+pub(super) fn to_json(mut d: Document) -> Value {
     for internal in ["_id", "tenant", "user_id", "stamp", "seq"] {
         d.remove(internal);
     }

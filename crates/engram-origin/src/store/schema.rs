@@ -33,7 +33,15 @@ fn profile_validator() -> Document {
             "user_id": { "bsonType": "string" },
             "tenant": { "bsonType": "string" },
             "basic_info": { "bsonType": "object" },
+            "behaviour_patterns": { "bsonType": "object" },
             "knowledge_base": { "bsonType": "object" },
+            "privacy_settings": {
+                "bsonType": "object",
+                "properties": {
+                    "data_retention_days": { "bsonType": ["int", "long", "null"], "minimum": 1, "maximum": 36500 },
+                    "share_usage": { "bsonType": "bool" },
+                },
+            },
             "updated_at": { "bsonType": "date" },
         },
     } }

@@ -12,18 +12,20 @@ use super::{owner, stamp_key, Store};
 use crate::error::{ApiError, ApiResult};
 use engram_core::knowledge::graph::norm;
 use engram_core::archive::{document_of_chunk, manifest::Manifest};
+use engram_core::knowledge::extract::USER_ENTITY;
+use engram_core::profile::settings::ATTR_PREFIX;
 use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
+
+use super::profile::{DAY_MS, RETENTION_ATTR};
 
 /// History entries kept per session document (the core keeps the full turns).
 const HISTORY_CAP: i32 = 200;
-/// Most facts and preferences a profile lists (the newest; all of them stay in `memories`).
-const PROFILE_CAP: i64 = 500;
 /// Statements per `update` command.
 const CHUNK: usize = 500;
 
 /// Statements for one collection's `update` command.
 #[derive(Default)]
-struct Updates {
+pub(super) struct Updates {
     statements: Vec<Document>,
 }
 
@@ -31,11 +33,11 @@ impl Updates {
     /// `u` applied where `q` matches, inserting when nothing does. A stamp condition in
     /// `q` that fails on an existing document makes the insert hit the unique index: that
     /// duplicate-key error means "an equal or newer write is already there".
-    fn upsert(&mut self, q: Document, u: Document) {
+    pub(super) fn upsert(&mut self, q: Document, u: Document) {
         self.statements.push(doc! { "q": q, "u": u, "upsert": true });
     }
 
-    fn update(&mut self, q: Document, u: Document, multi: bool) {
+    pub(super) fn update(&mut self, q: Document, u: Document, multi: bool) {
         self.statements.push(doc! { "q": q, "u": u, "multi": multi });
     }
 }
@@ -94,11 +96,18 @@ pub(crate) fn field_key(key: &str) -> String {
     }
 }
 
-fn date(ms: i64) -> DateTime {
+pub(super) fn date(ms: i64) -> DateTime {
     DateTime::from_millis(ms)
 }
 
-fn record_doc(r: &Record, seq: i64) -> Document {
+/// A memory's view; with a retention of `days`, it expires that long after it was written
+/// (or at its own expiry if sooner).
+fn record_doc(r: &Record, seq: i64, days: Option<u32>) -> Document {
+    let retained = days.map(|d| r.created_at.saturating_add(i64::from(d) * DAY_MS));
+    let expires = match (r.expires_at, retained) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     doc! {
         "seq": seq,
         "stamp": stamp_key(r.stamp),
@@ -118,7 +127,7 @@ fn record_doc(r: &Record, seq: i64) -> Document {
         "valid_from": date(r.valid_from),
         "valid_to": r.valid_to.map(date),
         "superseded_by": r.superseded_by.clone(),
-        "expires_at": r.expires_at.map(date),
+        "expires_at": expires.map(date),
         "sensitivity": format!("{:?}", r.sensitivity).to_lowercase(),
         "pending_review": r.pending_review,
         "has_embedding": r.embedding.is_some(),
@@ -177,7 +186,9 @@ impl Store {
         let (mut memories, mut relations, mut entities) = (LastWriterWins::default(), LastWriterWins::default(), LastWriterWins::default());
         let (mut documents, mut chunks) = (LastWriterWins::default(), LastWriterWins::default());
         let mut sessions = Updates::default();
-        let mut profile_dirty = false;
+        let (mut profile_dirty, mut retention_changed) = (false, false);
+        // A user's retention bounds every memory's expiry (the TTL index removes them).
+        let retention = self.profile_settings(user).await?.retention_days;
         let who = owner(user);
         let with = |extra: Document| -> Document {
             let mut d = who.clone();
@@ -201,7 +212,7 @@ impl Store {
                 OpBody::Upsert(r) if r.kind == Kind::Chunk => chunks.put(doc! { "id": &r.id }, stamp_key(r.stamp), chunk_doc(r, seq)),
                 OpBody::Upsert(r) => {
                     let rs = stamp_key(r.stamp);
-                    memories.put(doc! { "id": &r.id }, rs.clone(), record_doc(r, seq));
+                    memories.put(doc! { "id": &r.id }, rs.clone(), record_doc(r, seq, retention));
                     profile_dirty |= matches!(r.kind, Kind::Fact | Kind::Preference);
                     if let (Kind::Message, Some(sess)) = (r.kind, &r.scope.session) {
                         ensure_session(&mut sessions, sess, &rs, r.created_at);
@@ -242,6 +253,10 @@ impl Store {
                     );
                 }
                 OpBody::GraphAttr { entity, attr, value } => {
+                    if norm(&entity.name) == norm(USER_ENTITY) && attr.starts_with(ATTR_PREFIX) {
+                        profile_dirty = true;
+                        retention_changed |= attr == RETENTION_ATTR;
+                    }
                     entities.put(
                         doc! { "entity": norm(&entity.name), "attr": attr },
                         s.clone(),
@@ -281,6 +296,9 @@ impl Store {
         self.write_lww("documents", user, documents).await?;
         self.write_lww("chunks", user, chunks).await?;
         self.run_updates("session_memories", sessions, true).await?;
+        if retention_changed {
+            self.apply_retention(user).await?;
+        }
         if profile_dirty {
             self.rebuild_profile(user).await?;
         }
@@ -350,7 +368,7 @@ impl Store {
     }
 
     /// Run statements as `update` commands; a duplicate key means a newer write won.
-    async fn run_updates(&self, coll: &str, updates: Updates, ordered: bool) -> ApiResult<()> {
+    pub(super) async fn run_updates(&self, coll: &str, updates: Updates, ordered: bool) -> ApiResult<()> {
         for chunk in updates.statements.chunks(CHUNK) {
             let reply = self.db.run_command(doc! { "update": coll, "updates": chunk.to_vec(), "ordered": ordered }).await?;
             if let Ok(errors) = reply.get_array("writeErrors") {
@@ -362,47 +380,6 @@ impl Store {
                 }
             }
         }
-        Ok(())
-    }
-
-    /// Derive `user_profiles` from the user's current facts and preferences (the newest
-    /// [`PROFILE_CAP`]).
-    async fn rebuild_profile(&self, user: &UserKey) -> ApiResult<()> {
-        let mut q = owner(user);
-        q.extend(doc! { "deleted": false, "kind": { "$in": ["fact", "preference"] }, "valid_to": Bson::Null, "superseded_by": Bson::Null, "pending_review": false });
-        let docs: Vec<Document> = self
-            .coll("memories")
-            .find(q)
-            .projection(doc! { "text": 1, "kind": 1, "key": 1 })
-            .sort(doc! { "updated_at": -1, "id": 1 })
-            .limit(PROFILE_CAP)
-            .await?
-            .try_collect()
-            .await?;
-        if docs.is_empty() {
-            self.coll("user_profiles").delete_one(owner(user)).await?;
-            return Ok(());
-        }
-        let (mut facts, mut preferences, mut keyed) = (Vec::new(), Vec::new(), Document::new());
-        for d in &docs {
-            let text = d.get_str("text").unwrap_or_default().to_owned();
-            if let Ok(k) = d.get_document("key") {
-                if let (Ok(s), Ok(a)) = (k.get_str("subject"), k.get_str("attribute")) {
-                    keyed.insert(field_key(&format!("{s}/{a}")), &text);
-                }
-            }
-            if d.get_str("kind").ok() == Some("preference") {
-                preferences.push(text);
-            } else {
-                facts.push(text);
-            }
-        }
-        let mut profile = owner(user);
-        profile.extend(doc! {
-            "updated_at": DateTime::now(),
-            "knowledge_base": { "learned_facts": facts, "preferences": preferences, "by_key": keyed },
-        });
-        self.coll("user_profiles").replace_one(owner(user), profile).upsert(true).await?;
         Ok(())
     }
 
