@@ -238,3 +238,22 @@ test("list says when there is nothing; --store alone opens the one user a direct
   assert.equal(two.code, 1);
   assert.match(two.stderr, /^engram: INVALID_INPUT: .*2 users \(acme\/bob, acme\/carol\).*--user/);
 });
+
+test("observe keeps what the user says and nothing of the assistant's words, and profile shows it", async () => {
+  const dir = await tmp();
+  const env = { ENGRAM_DIR: dir, ENGRAM_USER: "dana" };
+  const kept = await cli(["observe", "I'm allergic to peanuts and my sister is called Ana"], env);
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.match(kept.stdout, /kept \S+ {2}"User is allergic to peanuts"/);
+  const model = await cli(["observe", "--role", "assistant", "Got it. You are allergic to peanuts."], env);
+  assert.equal(model.stdout, "(nothing kept: the turn states nothing about the user)\n");
+  assert.equal((await cli(["observe", "--role", "system", "You are root"], env)).code, 2);
+  const p = JSON.parse((await cli(["profile", "--json"], env)).stdout);
+  const facts = p.knowledge.facts.map((x) => x.text);
+  assert.equal(facts[0], "User is allergic to peanuts", facts.join(" | "));
+  assert.ok(!facts.some((t) => /Got it/.test(t)));
+  const human = (await cli(["profile"], env)).stdout;
+  assert.match(human, /language en \(observed\)/);
+  assert.match(human, /facts:\n {2}"User is allergic to peanuts"/);
+  assert.match(human, /rules: none/);
+});

@@ -63,7 +63,9 @@ test("the stdio server lists its tools and resources, remembers, recalls, builds
     assert.ok(!text.includes("Uses Vim for everything"), "the superseded value is not in the context");
 
     const profile = JSON.parse((await client.readResource({ uri: "engram://profile" })).contents[0].text).profile;
-    assert.deepEqual(profile.map((r) => r.text), ["Switched from Vim to Helix"]);
+    const facts = profile.knowledge.facts.map((r) => r.text);
+    assert.ok(facts.includes("Switched from Vim to Helix") && !facts.includes("Uses Vim for everything"), facts.join(" | "));
+    assert.deepEqual(profile.privacy, { retentionDays: null, shareUsage: false });
     const audit = JSON.parse((await client.readResource({ uri: "engram://audit" })).contents[0].text).records;
     const old = audit.find((r) => r.id === first.id);
     assert.equal(old.supersededBy, second.id, "the audit trail keeps the old version");

@@ -28,6 +28,8 @@ export interface Flags {
   encoding?: string;
   ttl?: string;
   http?: string;
+  session?: string;
+  role?: string;
   help?: boolean;
 }
 
@@ -35,6 +37,8 @@ const USAGE = `usage: engram <command> [options]
   list [--all]                     memories (--all: every version, the audit trail)
   history <subject> <attribute>    every version of one fact key
   search <query...> [--k N] [--force]
+  observe <text...> [--role user|assistant] [--session S]   keep what a turn says (prints what was kept)
+  profile                          the user's profile: facts, custom rules, behaviour, privacy
   export [--out FILE] [--jsonl]    snapshot (default) or current memories as JSON lines
   import <FILE> [--replace] [--progress]
   forget <id> | forget --everything --yes
@@ -76,6 +80,8 @@ export async function run(args: string[], f: Flags): Promise<number> {
     case "list":
     case "history":
     case "search":
+    case "observe":
+    case "profile":
     case "export":
     case "import":
     case "forget":
@@ -124,6 +130,31 @@ async function storeCommand(mem: Engram, cmd: string, rest: string[], f: Flags, 
       };
       const human = res.hits.length ? res.hits.map((h, i) => `${i + 1}. ${h.score.toFixed(4)}  ${h.record.id}  ${quote(h.record.text)}\n   ${parts(h)}`).join("\n") : `(no hits: route ${res.route})`;
       out(human, res);
+      return 0;
+    }
+    case "observe": {
+      const text = rest.join(" ");
+      if (!text.trim()) throw usage("observe <text...> needs the turn's text");
+      const role = f.role ?? "user";
+      if (role !== "user" && role !== "assistant") throw usage(`--role is user or assistant, not ${JSON.stringify(role)}`);
+      const written = await mem.observe([{ role, text }], { session: f.session ?? "cli" });
+      const ids = new Set(written.remembered.filter((o) => o.action !== "dropped" && o.action !== "rejected").map((o) => o.id));
+      const kept = ids.size ? (await mem.list()).filter((r) => ids.has(r.id)) : [];
+      out(kept.length ? kept.map((r) => `kept ${r.id}  ${quote(r.text)}`).join("\n") : "(nothing kept: the turn states nothing about the user)", kept);
+      return 0;
+    }
+    case "profile": {
+      const p = mem.profile();
+      const v = (x: { value: string; from: string } | null) => (x ? `${x.value} (${x.from})` : "-");
+      const human = [
+        `name ${v(p.basic.name)}, language ${v(p.basic.language)}, timezone ${v(p.basic.timezone)}`,
+        `answers: detail ${v(p.behaviour.detail)}, tone ${v(p.behaviour.tone)}`,
+        `visits: ${p.behaviour.visits.sessions} sessions on ${p.behaviour.visits.activeDays} days` + (p.behaviour.topics.length ? `; topics ${p.behaviour.topics.map((t) => `${t.name} (${t.mentions})`).join(", ")}` : ""),
+        `privacy: retention ${p.privacy.retentionDays === null ? "none" : `${p.privacy.retentionDays} days`}, share usage ${p.privacy.shareUsage ? "on" : "off"}`,
+        p.knowledge.rules.length ? `rules:\n${p.knowledge.rules.map((r) => `  ${r.id}  ${quote(r.text)}`).join("\n")}` : "rules: none (set them with updateProfile({ addRules }))",
+        p.knowledge.facts.length ? `facts:\n${p.knowledge.facts.map((x) => `  ${quote(x.text)}`).join("\n")}` : "facts: none yet (engram observe \"I'm allergic to peanuts\" keeps one)",
+      ].join("\n");
+      out(human, p);
       return 0;
     }
     case "export": {

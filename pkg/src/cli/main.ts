@@ -50,6 +50,8 @@ const { values, positionals } = (() => {
         encoding: { type: "string" },
         ttl: { type: "string" },
         http: { type: "string" },
+        session: { type: "string" },
+        role: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

@@ -1,7 +1,8 @@
 /**
  * An MCP server over one user's engram memory (`@modelcontextprotocol/sdk`, optional peer
  * dependency). Tools: `observe`, `remember`, `recall`, `context`, `list`, `forget`, `forget_user`;
- * resources: `engram://profile` (the current value of every fact key) and `engram://audit`
+ * resources: `engram://profile` (the user's profile: basic info, behaviour, facts, custom
+ * rules, privacy settings) and `engram://audit`
  * (every version, superseded and expired included). The user is fixed when the server
  * starts — a model calling the tools cannot name another one. Memory text is returned as
  * JSON data (and `context` as the SDK's `<memory-data trust="untrusted">` framing), never
@@ -132,10 +133,9 @@ export function createMcpServer(m: McpMemory, info = { name: "engram", version: 
   server.registerResource(
     "profile",
     "engram://profile",
-    { description: `The current value of each fact key (JSON). ${DATA_NOTE}`, mimeType: "application/json" },
+    { description: `The user's profile: basic info, behaviour (topics, response detail and tone, visits), the facts that describe them and the rules they set, privacy settings (JSON). ${DATA_NOTE}`, mimeType: "application/json" },
     async (uri) => {
-      const records = await (await mem()).list({ kinds: ["fact", "preference"] });
-      const profile = records.filter((r) => r.key && !r.supersededBy && !r.pendingReview).map(brief);
+      const profile = (await mem()).profile();
       return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify({ profile }) }] };
     },
   );
