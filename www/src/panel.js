@@ -29,8 +29,30 @@ function weight(r, now) {
 
 const f2 = (x) => (typeof x === "number" ? x.toFixed(2) : "–");
 
+/** The profile the core derives from the memories: who, how they want answers, facts, rules, privacy. */
+function renderProfile(p) {
+  const v = (x) => (x ? x.value : null);
+  const rows = [
+    ["Name", v(p.basic.name)],
+    ["Language", v(p.basic.language)],
+    ["Time zone", v(p.basic.timezone)],
+    ["Answers", [v(p.behaviour.detail), v(p.behaviour.tone) && `${v(p.behaviour.tone)} tone`].filter(Boolean).join(", ") || null],
+    ["Talks about", p.behaviour.topics.map((t) => t.name).join(", ") || null],
+    ["Visits", p.behaviour.visits.sessions ? `${p.behaviour.visits.sessions} ${p.behaviour.visits.sessions === 1 ? "session" : "sessions"} on ${p.behaviour.visits.activeDays} ${p.behaviour.visits.activeDays === 1 ? "day" : "days"}` : null],
+    ["Retention", p.privacy.retentionDays ? `${p.privacy.retentionDays} days` : "kept until forgotten"],
+  ].filter(([, x]) => x);
+  const facts = p.knowledge.facts.slice(0, 8);
+  const known = p.basic.name || facts.length || p.knowledge.rules.length;
+  $("profile").replaceChildren(
+    known ? el("dl", { class: "profile" }, ...rows.flatMap(([k, x]) => [el("dt", { textContent: k }), el("dd", { textContent: x })])) : el("p", { class: "empty", textContent: "Nothing known about you yet." }),
+    facts.length ? el("ul", { class: "profile-facts" }, ...facts.map((f) => el("li", { textContent: f.text }))) : null,
+    p.knowledge.rules.length ? el("ul", { class: "profile-rules" }, ...p.knowledge.rules.map((r) => el("li", { textContent: `Rule: ${r.text}` }))) : null,
+  );
+}
+
 export async function renderPanel(mem, last, { onForget, onResolve }) {
   const now = Date.now();
+  renderProfile(mem.profile({ factLimit: 8 }));
   const all = await mem.list();
   const memories = all.filter((r) => r.kind !== "message");
   const turns = all.length - memories.length;

@@ -36,6 +36,12 @@ test("offline by default: turns are observed, the panel explains recall, and the
   assert.match(kept[0], /^kept: .*User's name is Zhang San/);
   assert.match(kept[1], /^kept: .*User prefers Go/);
   assert.equal(kept[2], "nothing kept from this message", "a question keeps nothing");
+  // The profile the core derives, in the panel.
+  const profile = await page.textContent("#profile");
+  assert.match(profile, /Name\s*Zhang San/);
+  assert.match(profile, /Language\s*en/);
+  assert.match(profile, /User prefers Go/);
+  assert.doesNotMatch(profile, /User prefers Python/, "the superseded value is not the profile's");
 
   const prompt = JSON.parse(await page.getAttribute("#log li.prompt:last-child pre", "data-body"));
   assert.equal(await page.textContent("#log li.prompt:last-child pre"), prompt.messages.map((x) => `── ${x.role} ──\n${x.content}`).join("\n"));
