@@ -134,9 +134,8 @@ pub(crate) fn profile_records(p: &Partition, now: Millis) -> Vec<&Record> {
     // then by importance, the newest (highest slot) first among equals. Ranked through the
     // vector index's top-k (one sort routine in the module, not one more).
     let mut ranked: Vec<(u32, f32)> = p
-        .slots_where(|m| m.live(now) && matches!(m.kind, Kind::Fact | Kind::Preference))
+        .slots_where(|m| m.live(now) && m.describes_user)
         .filter_map(|s| p.at(s).map(|r| (s, r)))
-        .filter(|(_, r)| !r.pending_review && (r.key.is_some() || r.importance >= PROFILE_IMPORTANCE))
         .map(|(s, r)| (u32::MAX - s, r.importance + if r.tags.iter().any(|t| t == "category:health") { 1.0 } else { 0.0 }))
         .collect();
     let n = ranked.len();

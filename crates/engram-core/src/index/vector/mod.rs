@@ -3,6 +3,7 @@
 
 pub mod ann;
 pub mod kernel;
+pub mod prefilter;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 pub use ann::AnnParams;
 use ann::Ann;
+use prefilter::SignCodes;
 
 /// How vectors are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -120,6 +122,8 @@ pub struct VectorIndex {
     row_slot: Vec<Option<u32>>,
     slot_row: FxHashMap<u32, u32>,
     ann: Option<Ann>,
+    /// Sign codes of the rows once an int8 index holds [`prefilter::MIN_ROWS`].
+    codes: Option<SignCodes>,
     /// Above this many live vectors the SDK should build the ANN main index.
     pub ann_threshold: usize,
     params: AnnParams,
@@ -137,6 +141,7 @@ impl VectorIndex {
             row_slot: Vec::new(),
             slot_row: FxHashMap::default(),
             ann: None,
+            codes: None,
             ann_threshold,
             params,
         }
@@ -171,6 +176,12 @@ impl VectorIndex {
         }
         self.row_slot.push(Some(slot));
         self.slot_row.insert(slot, row);
+        if let Some(c) = &mut self.codes {
+            c.push(Some(unit_vec));
+        } else if self.precision == Precision::Int8 && self.len() >= prefilter::MIN_ROWS {
+            let rows = (0..self.row_slot.len()).map(|r| self.row_slot[r].map(|_| self.row_vec(r)));
+            self.codes = Some(SignCodes::build(self.dim, rows));
+        }
     }
 
     /// Drop the vector of `slot`, if any (a tombstone for the ANN index).
@@ -261,15 +272,39 @@ impl VectorIndex {
                     // The exact scan, unrolled by hand: in the size-optimized wasm build
                     // `score_row`, its match and the slice indexing stay calls per row.
                     let dim = self.dim;
-                    for (row, &slot) in self.row_slot.iter().enumerate() {
-                        let Some(slot) = slot else { continue };
-                        let s = kernel::dot_i8_i8(q, self.i8s.get(row * dim..row * dim + dim).unwrap_or(&[])) as f32 * scale * self.scales[row];
-                        if s >= floor && accept(slot) {
-                            hits.push((slot, s));
-                            if hits.len() >= want.saturating_mul(2) {
-                                floor = floor.max(cut_to_best(&mut hits, want));
+                    // Rows scoring over the floor that `accept` took and turned down.
+                    let mut taken = [0usize; 2];
+                    let scan = |rows: &mut dyn Iterator<Item = usize>, hits: &mut Vec<(u32, f32)>, floor: &mut f32, taken: &mut [usize; 2]| {
+                        for row in rows {
+                            let Some(slot) = self.row_slot[row] else { continue };
+                            let s = kernel::dot_i8_i8(q, self.i8s.get(row * dim..row * dim + dim).unwrap_or(&[])) as f32 * scale * self.scales[row];
+                            if s >= *floor {
+                                let took = accept(slot);
+                                taken[usize::from(!took)] += 1;
+                                if took {
+                                    hits.push((slot, s));
+                                    if hits.len() >= want.saturating_mul(2) {
+                                        *floor = floor.max(cut_to_best(hits, want));
+                                    }
+                                }
                             }
                         }
+                    };
+                    match &self.codes {
+                        Some(codes) => {
+                            let near = codes.nearest(&codes.code(query), self.row_slot.len(), |r| self.row_slot[r].is_some(), prefilter::pool(self.len(), want));
+                            scan(&mut near.into_iter().map(|r| r as usize), &mut hits, &mut floor, &mut taken);
+                            // A filter that turned down most of the rows the pre-filter kept
+                            // (or some, leaving fewer than `k`) shrank its pool: rows outside
+                            // it may pass where those did not, so every row is scanned.
+                            let [took, refused] = taken;
+                            if refused > took || (hits.len() < k && refused > 0) {
+                                hits.clear();
+                                floor = min_score - margin;
+                                scan(&mut (0..self.row_slot.len()), &mut hits, &mut floor, &mut taken);
+                            }
+                        }
+                        None => scan(&mut (0..self.row_slot.len()), &mut hits, &mut floor, &mut taken),
                     }
                 }
                 _ => {
@@ -340,111 +375,4 @@ impl VectorIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn v(x: &[f32]) -> Vec<f32> {
-        unit(x, x.len()).expect("valid")
-    }
-
-    /// The search without a floor: every accepted row scored, the best kept, as it was.
-    fn search_everything(ix: &VectorIndex, query: &[f32], k: usize, min_score: f32, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
-        let prepared = ix.prepare(query);
-        let margin = if matches!(prepared, Query::Int8 { .. }) { 0.02 } else { 0.0 };
-        let mut hits: Vec<(u32, f32)> = (0..ix.row_slot.len())
-            .filter_map(|row| ix.row_slot[row].map(|slot| (slot, ix.score_row(&prepared, row))))
-            .filter(|&(slot, s)| s >= min_score - margin && accept(slot))
-            .collect();
-        if margin > 0.0 {
-            top_k_by_score(&mut hits, k.saturating_mul(4).max(k + 16));
-            let exact = Query::F32(query.to_vec());
-            for h in hits.iter_mut() {
-                h.1 = ix.score_row(&exact, ix.slot_row[&h.0] as usize);
-            }
-            hits.retain(|h| h.1 >= min_score);
-        }
-        top_k_by_score(&mut hits, k);
-        hits
-    }
-
-    proptest! {
-        #[test]
-        fn cutting_a_list_keeps_the_top_k_and_returns_its_floor(
-            scores in proptest::collection::vec(prop_oneof![0.0f32..1.0, Just(0.5f32)], 0..300),
-            k in 1usize..100,
-        ) {
-            let hits: Vec<(u32, f32)> = scores.iter().enumerate().map(|(i, &s)| (i as u32, s)).collect();
-            let mut sorted = hits.clone();
-            top_k_by_score(&mut sorted, k);
-            let mut cut = hits;
-            let floor = cut_to_best(&mut cut, k);
-            top_k_by_score(&mut cut, k);
-            prop_assert_eq!(&cut, &sorted);
-            prop_assert_eq!(floor, sorted.last().map_or(f32::NEG_INFINITY, |h| h.1));
-        }
-
-        #[test]
-        fn the_kth_best_score_is_the_kth_of_the_scores_sorted_best_first(
-            scores in proptest::collection::vec(prop_oneof![-1e6f32..1e6, Just(0.0f32), Just(-0.0f32), Just(1.5f32)], 0..300),
-            k in 0usize..40,
-        ) {
-            let mut sorted = scores.clone();
-            sorted.sort_by(|a, b| b.total_cmp(a));
-            let want = if k == 0 || k > sorted.len() { None } else { Some(sorted[k - 1].to_bits()) };
-            prop_assert_eq!(kth_best_score(scores.into_iter(), k).map(f32::to_bits), want);
-        }
-
-        #[test]
-        fn the_rising_floor_finds_what_scoring_every_row_finds(
-            rows in proptest::collection::vec(proptest::collection::vec(-1.0f32..1.0, 4), 1..400),
-            query in proptest::collection::vec(-1.0f32..1.0, 4),
-            k in 0usize..30, min_score in -1.0f32..0.5, skip in 2u32..7, int8 in any::<bool>(),
-        ) {
-            prop_assume!(query.iter().any(|x| x.abs() > 0.01));
-            let mut ix = VectorIndex::new(4, if int8 { Precision::Int8 } else { Precision::F32 }, usize::MAX, AnnParams::default());
-            for (i, r) in rows.iter().enumerate() {
-                if r.iter().any(|x| x.abs() > 0.01) {
-                    // Quantize coarsely so equal scores (ties by slot) are common.
-                    let r: Vec<f32> = r.iter().map(|x| (x * 4.0).round()).collect();
-                    if r.iter().any(|x| *x != 0.0) {
-                        ix.insert(i as u32, &v(&r));
-                    }
-                }
-            }
-            let q = v(&query);
-            let accept = |s: u32| s % skip != 0;
-            prop_assert_eq!(ix.search(&q, k, min_score, accept), search_everything(&ix, &q, k, min_score, accept));
-        }
-    }
-
-    #[test]
-    fn exact_search_ranks_by_cosine_in_both_precisions() {
-        for p in [Precision::F32, Precision::Int8] {
-            let mut ix = VectorIndex::new(3, p, usize::MAX, AnnParams::default());
-            ix.insert(10, &v(&[1.0, 0.0, 0.0]));
-            ix.insert(11, &v(&[0.7, 0.7, 0.0]));
-            ix.insert(12, &v(&[0.0, 0.0, 1.0]));
-            let hits = ix.search(&v(&[1.0, 0.1, 0.0]), 2, -1.0, |_| true);
-            assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![10, 11], "{p:?}");
-        }
-    }
-
-    #[test]
-    fn removed_and_rejected_slots_are_not_returned() {
-        let mut ix = VectorIndex::new(2, Precision::F32, usize::MAX, AnnParams::default());
-        ix.insert(1, &v(&[1.0, 0.0]));
-        ix.insert(2, &v(&[0.9, 0.1]));
-        ix.insert(3, &v(&[0.8, 0.2]));
-        ix.remove(1);
-        let hits = ix.search(&v(&[1.0, 0.0]), 5, -1.0, |s| s != 3);
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![2]);
-    }
-
-    #[test]
-    fn bad_embeddings_are_refused_with_a_reason() {
-        assert_eq!(unit(&[1.0, 2.0], 3), Err(Error::DimensionMismatch { expected: 3, found: 2 }));
-        assert!(matches!(unit(&[f32::NAN, 1.0], 2), Err(Error::BadEmbedding(_))));
-        assert!(matches!(unit(&[0.0, 0.0], 2), Err(Error::BadEmbedding(_))));
-    }
-}
+mod tests;

@@ -216,7 +216,7 @@ const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|pa
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).unwrap_or_else(|e| unreachable!("self-fact pattern {s}: {e}"));
+        let re = crate::knowledge::extract::rules::pattern;
         let cat = |name: &'static str, s: &str| (name, re(s));
         Patterns {
             be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),

@@ -15,6 +15,19 @@ pub(crate) struct Rule {
     pub build: fn(&Captures<'_>) -> Vec<Extracted>,
 }
 
+/// A pattern of the extraction rules, compiled. Not inlined: each rule is one call of it,
+/// not one more copy of the compiler's entry (the rule tables are built once).
+#[inline(never)]
+pub(crate) fn pattern(s: &str) -> Regex {
+    Regex::new(s).unwrap_or_else(|e| unreachable!("extraction pattern {s}: {e}"))
+}
+
+/// A rule of `pattern` and its builder (see [`pattern`]).
+#[inline(never)]
+pub(crate) fn rule(s: &str, build: fn(&Captures<'_>) -> Vec<Extracted>) -> Rule {
+    Rule { re: pattern(s), build }
+}
+
 pub(crate) fn clean(s: &str) -> String {
     s.trim().trim_end_matches(['.', '!', ',', '。', '！', '，', '、', ';', '；']).trim().to_owned()
 }
@@ -73,10 +86,7 @@ const NOT_NAMES: &[&str] = &[
 pub(crate) fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = |pattern: &str, build: fn(&Captures<'_>) -> Vec<Extracted>| Rule {
-            re: Regex::new(pattern).unwrap_or_else(|e| unreachable!("extraction pattern {pattern}: {e}")),
-            build,
-        };
+        let r = rule;
         vec![
             // ---- identity ----
             // Case-sensitive on purpose: names are capitalized ("my name is Dana Scully and …").

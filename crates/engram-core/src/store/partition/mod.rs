@@ -29,13 +29,25 @@ pub struct SlotMeta {
     /// The model's words (a turn with `Source::Assistant`): a message of its session,
     /// never a memory that recall returns unless asked for by kind.
     pub from_model: bool,
+    /// A fact or preference that describes the user whatever is asked: keyed, or at least
+    /// [`crate::profile::PROFILE_IMPORTANCE`] (the profile and the context read these
+    /// slots without touching the records).
+    pub describes_user: bool,
 }
 
 impl SlotMeta {
-    const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN, from_model: false };
+    const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN, from_model: false, describes_user: false };
 
     fn of(r: &Record) -> Self {
-        SlotMeta { kind: r.kind, layer: r.layer, current: r.is_current(), expires_at: r.expires_at.unwrap_or(Millis::MAX), from_model: r.kind == Kind::Message && r.source == crate::model::Source::Assistant }
+        let describes_user = matches!(r.kind, Kind::Fact | Kind::Preference) && !r.pending_review && (r.key.is_some() || r.importance >= crate::profile::PROFILE_IMPORTANCE);
+        SlotMeta {
+            kind: r.kind,
+            layer: r.layer,
+            current: r.is_current(),
+            expires_at: r.expires_at.unwrap_or(Millis::MAX),
+            from_model: r.kind == Kind::Message && r.source == crate::model::Source::Assistant,
+            describes_user,
+        }
     }
 
     /// Current and not expired at `now`.

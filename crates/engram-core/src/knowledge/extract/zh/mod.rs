@@ -6,11 +6,8 @@ mod self_facts;
 
 use std::sync::OnceLock;
 
-use regex_lite::{Captures, Regex};
-
 use crate::knowledge::extract::rules::{clean, fact, preference, untagged, zh, Rule};
 use crate::knowledge::extract::zh::self_facts::{cat, is_place};
-use crate::knowledge::extract::Extracted;
 use crate::model::Kind;
 
 /// The Chinese rules that apply to `sentence`: none for a question, negation, hedge,
@@ -30,10 +27,7 @@ pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
 fn base() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = |pattern: &str, build: fn(&Captures<'_>) -> Vec<Extracted>| Rule {
-            re: Regex::new(pattern).unwrap_or_else(|e| unreachable!("extraction pattern {pattern}: {e}")),
-            build,
-        };
+        let r = crate::knowledge::extract::rules::rule;
         vec![
             // ---- identity ----
             // Case-sensitive on purpose: names are capitalized ("my name is Dana Scully and …").

@@ -107,10 +107,7 @@ const END: &str = r"[^，。,.!！？?\s]";
 pub(crate) fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| Rule {
-            re: Regex::new(&pattern).unwrap_or_else(|e| unreachable!("extraction pattern {pattern}: {e}")),
-            build,
-        };
+        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| crate::knowledge::extract::rules::rule(&pattern, build);
         let p = r"^(?:其实|现在|目前|另外|对了|顺便说一下)?[，,]?";
         vec![
             // ---- identity ----
