@@ -14,7 +14,7 @@ export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor
 export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./knowledge/extract/operations.js";
 export type { LearnReport } from "./knowledge/learn.js";
 export type { Profile, ProfileUpdate, ProfileSettings, ProfileRule, ProfileFact, ProfileValue } from "./knowledge/profile.js";
-export { Session } from "./store/session.js";
+export { Session, type SessionMetadata } from "./store/session.js";
 export type { SyncOptions, SyncReport, SyncEvent, SyncErrorEvent, SyncQuarantineEvent } from "./sync/client.js";
 export { encodeFrames, decodeFrames, type Frame } from "./sync/frames.js";
 export type { StorageAdapter } from "./store/types.js";

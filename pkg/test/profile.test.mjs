@@ -123,3 +123,44 @@ test("profile settings sync through the origin, which keeps the profile in user_
     await o.kill();
   }
 });
+
+test("a session's metadata is computed by the core, and stored at the origin in its session document when it ends", async () => {
+  const { startOrigin, token } = await import("./origin.mjs");
+  const o = await startOrigin();
+  const mem = await Engram.open({ user: "meta", storage: new MemoryStorage(), embedder: false, now: clock().now, sync: { url: o.url, token: token("meta"), background: false } });
+  try {
+    await mem.tokenizerReady();
+    await mem.observe(
+      [
+        { role: "user", text: "I work at Acme as a nurse. Acme is hiring again." },
+        { role: "assistant", text: "Got it." },
+        { role: "user", text: "My sister is called Ana." },
+      ],
+      { session: "s1" },
+    );
+    const chat = mem.session("s1");
+    const m = await chat.metadata();
+    assert.equal(m.turns, 3);
+    assert.equal(m.userTurns, 2);
+    assert.ok(m.facts >= 3 && Math.abs(m.importance - 0.9) < 1e-6, JSON.stringify(m));
+    for (const name of ["Acme", "Ana", "nurse"]) assert.ok(m.entities.some((e) => e.name === name && e.mentions === 1), JSON.stringify(m.entities));
+    assert.equal(m.exact, true);
+    assert.equal(m.tokens, mem.countTokens("I work at Acme as a nurse. Acme is hiring again.").tokens + mem.countTokens("Got it.").tokens + mem.countTokens("My sister is called Ana.").tokens);
+    const small = mem.session("s2");
+    await small.append("user", "hi there");
+    assert.equal((await small.metadata()).importance, 0, "small talk");
+    await chat.end();
+    await mem.sync();
+    const { body } = await o.get("/v1/session?id=s1", "meta");
+    const stored = body.session.metadata;
+    assert.equal(stored.token_count, m.tokens);
+    assert.equal(stored.importance_score, m.importance);
+    assert.deepEqual(stored.important_entities.map((e) => e.name), m.entities.map((e) => e.name));
+    assert.equal(stored.facts, m.facts);
+    assert.equal((await o.get("/v1/session?id=s1", "other")).body.session, null, "another user sees nothing");
+    assert.equal((await o.get("/v1/session?id=", "meta")).status, 400);
+  } finally {
+    await mem.close();
+    await o.kill();
+  }
+});

@@ -7,6 +7,7 @@
 //! | GET | `/v1/memories?after=<id>&limit=<n>&kind=<k>&history=<bool>` | | `{memories, next}` |
 //! | GET | `/v1/documents?after=<id>&limit=<n>` | | `{documents, next}` (archived documents, without chunk texts) |
 //! | GET | `/v1/graph?from=<name>&rel=<rel>&depth=<1..4>` | | `{edges: [{depth, from, rel, to, record}]}` |
+//! | GET | `/v1/session?id=<session>` | | `{session}` — the `session_memories` document: state, summary, history, `metadata` (token count, important entities, importance score) |
 //! | GET | `/v1/profile` | | `{profile}` — the `user_profiles` document (null before the first fact or setting) |
 //! | POST | `/v1/forget` | | `{stamp}` — forgets the token's user everywhere |
 //! | GET | `/healthz`, `/metrics` | | liveness with a MongoDB ping; Prometheus text |
@@ -51,6 +52,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/documents", get(list_documents))
         .route("/v1/graph", get(graph))
         .route("/v1/profile", get(profile))
+        .route("/v1/session", get(session))
         .route("/v1/forget", post(forget))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
@@ -245,6 +247,23 @@ async fn graph(State(st): State<Arc<AppState>>, Params(p): Params<GraphParams>, 
         let edges = state.store.graph(&user, &p.from, p.rel.as_deref(), depth).await?;
         let n = edges.len() as u64;
         Ok((Json(serde_json::json!({ "edges": edges })).into_response(), vec![("edges", n)]))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct SessionParams {
+    id: String,
+}
+
+async fn session(State(st): State<Arc<AppState>>, Params(p): Params<SessionParams>, headers: HeaderMap) -> Response {
+    let state = st.clone();
+    authed(&st, "session", &headers, |user| async move {
+        if p.id.is_empty() || p.id.len() > 256 {
+            return Err(ApiError::BadRequest("id must name a session (1 to 256 bytes)".into()));
+        }
+        let session = state.store.session(&user, &p.id).await?;
+        Ok((Json(serde_json::json!({ "session": session })).into_response(), vec![]))
     })
     .await
 }

@@ -33,4 +33,12 @@ impl EngramHandle {
         let scope: Scope = from_js("scope", scope)?;
         Ok(self.inner.apply_retention(&scope, millis(now)?).map_err(to_js)? as u32)
     }
+
+    /// The metadata of the scope's session `{ turns, userTurns, tokens, exact, facts,
+    /// importance, entities: [{ name, mentions }], startedAt, lastActivity }`.
+    #[wasm_bindgen(js_name = sessionMetadata)]
+    pub fn session_metadata(&self, scope: JsValue) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        to_plain(&self.inner.session_metadata(&scope).map_err(to_js)?)
+    }
 }

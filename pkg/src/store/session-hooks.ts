@@ -6,9 +6,12 @@
 import type { Episodes } from "../consolidate/episodes.js";
 import { EngramInputError } from "../errors.js";
 import type { Lifetime } from "./lifetime.js";
-import type { SessionHooks } from "./session.js";
+import type { SessionHooks, SessionMetadata } from "./session.js";
 import type { MemoryRecord, Role, Scope } from "../types.js";
 import { checkText, type Writer } from "../write/remember.js";
+
+/** The state key a session's metadata is stored under when it ends. */
+export const METADATA_KEY = "engram.metadata";
 
 export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope, episodes: Episodes): SessionHooks {
   const at = (session: string): Scope => ({ ...scope, session });
@@ -46,6 +49,15 @@ export function sessionHooks(life: Lifetime, writer: Writer, scope: Scope, episo
         return { value: undefined, ids: [] };
       });
     },
-    end: (session: string) => episodes.end(session),
+    metadata: async (session: string) => {
+      await life.ready();
+      return life.call(() => life.handle.sessionMetadata(at(session)) as SessionMetadata);
+    },
+    async end(session: string) {
+      // Stored before the state goes: the origin keeps it in the session's `metadata`.
+      const meta = await this.metadata(session);
+      if (meta.turns > 0) await this.set(session, METADATA_KEY, JSON.stringify(meta));
+      return episodes.end(session);
+    },
   };
 }

@@ -19,6 +19,25 @@ export interface SessionHooks {
   setSummary(session: string, text: string): Promise<void>;
   /** End the session (its episode, then its state and `session`-tier memories go). */
   end(session: string): Promise<EndReport>;
+  /** The session's metadata, computed by the core from its turns. */
+  metadata(session: string): Promise<SessionMetadata>;
+}
+
+/** What one session holds (seed 000's `sessions.metadata`), computed by the core from its turns. */
+export interface SessionMetadata {
+  turns: number;
+  userTurns: number;
+  /** Tokens of its turns' texts (exact with a rank table loaded). */
+  tokens: number;
+  exact: boolean;
+  /** Facts the user stated in it. */
+  facts: number;
+  /** The importance of the most important of those facts; 0 when there is none (small talk). */
+  importance: number;
+  /** The entities its turns name, by how many turns name each. */
+  entities: { name: string; mentions: number }[];
+  startedAt: number | null;
+  lastActivity: number | null;
 }
 
 /**
@@ -65,6 +84,15 @@ export class Session {
   /** The last `n` turns (default: the configured window of 12), oldest first. */
   async recent(n?: number): Promise<MemoryRecord[]> {
     return this.hooks.recent(this.id, n);
+  }
+
+  /**
+   * What this session holds: turns, tokens, facts stated, its importance and the entities
+   * it names. Also stored (as the state value `engram.metadata`, and at the origin in the
+   * session's `metadata`) when the session ends.
+   */
+  async metadata(): Promise<SessionMetadata> {
+    return this.hooks.metadata(this.id);
   }
 
   /** Replace the rolling summary. */

@@ -4,6 +4,7 @@
 //! knowledge base (learned facts, the rules they asked for) and privacy settings. What
 //! the user sets is in [`settings`]; everything else is read from the partition.
 
+pub mod session;
 pub mod settings;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,7 @@ use crate::knowledge::graph::norm;
 use crate::model::{Kind, Record, Scope, Source};
 use crate::index::vector::top_k_by_score;
 use crate::store::partition::Partition;
+pub use session::SessionMetadata;
 pub use settings::{ProfileChange, ProfileRule, ProfileSettings};
 
 /// An unkeyed fact at least this important is a profile fact (health 0.9; identity,

@@ -86,3 +86,23 @@ fn a_stated_response_preference_shows_in_the_profile_until_a_setting_replaces_it
     e.update_profile(&s, &changes(&[("detail", Some("detailed"))]), T0 + 1).expect("set");
     assert_eq!(e.profile(&s, 20, T0 + 1).expect("profile").behaviour.detail, Some(Valued::new("detailed", "set")));
 }
+
+#[test]
+fn a_sessions_metadata_counts_its_turns_tokens_facts_and_the_entities_it_names() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u");
+    told(&mut e, &s, "s1", &["I work at Acme as a nurse", "Acme is hiring again", "My sister is called Ana"], T0);
+    e.append_turn(&s.clone().with_session("s1"), Turn::assistant("Good to know about Acme."), T0 + 5).expect("reply");
+    told(&mut e, &s, "s2", &["hi", "how are you?"], T0 + DAY_MS);
+    let m = e.session_metadata(&s.clone().with_session("s1")).expect("s1");
+    assert_eq!((m.turns, m.user_turns), (4, 3));
+    assert!(m.facts >= 3, "{m:?}");
+    assert!((m.importance - 0.9).abs() < 1e-6, "{m:?}");
+    assert_eq!(m.entities.first().map(|t| (t.name.as_str(), t.mentions)), Some(("Acme", 3)), "{:?}", m.entities);
+    assert!(m.entities.iter().any(|t| t.name == "Ana"), "{:?}", m.entities);
+    assert!(m.tokens > 10);
+    assert_eq!((m.started_at, m.last_activity), (Some(T0), Some(T0 + 5)));
+    let small = e.session_metadata(&s.clone().with_session("s2")).expect("s2");
+    assert_eq!((small.turns, small.facts, small.importance), (2, 0, 0.0), "small talk is not important");
+    assert!(matches!(e.session_metadata(&s), Err(crate::error::Error::InvalidInput { .. })), "a scope without a session is refused");
+}

@@ -9,6 +9,7 @@ use crate::store::partition::Partition;
 use crate::read::ranks::{tied_ranks, LEXICAL_TIE};
 use crate::index::lexical::terms::terms;
 use crate::model::FactKey;
+use crate::index::vector::top_k_by_score;
 
 /// Records cited by edges touching entities the query names (by their name, case-folded),
 /// nearest first: edges of a mentioned entity, then edges one hop further.
@@ -113,6 +114,9 @@ pub(crate) fn key_channel(p: &Partition, query: &str, explicit: &[FactKey], n: u
             }
         }
     }
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    ranked.into_iter().take(n).map(|(s, _)| s).collect()
+    // Strongest first, then by slot: the vector index's top-k (one sort routine, not one
+    // more; the strengths are small counts, exact as f32).
+    let mut scored: Vec<(u32, f32)> = ranked.into_iter().map(|(s, m)| (s, m as f32)).collect();
+    top_k_by_score(&mut scored, n);
+    scored.into_iter().map(|(s, _)| s).collect()
 }

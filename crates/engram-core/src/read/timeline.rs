@@ -147,7 +147,15 @@ impl Timeline {
         };
         walk(false);
         walk(true);
-        out.sort_by_key(|&(_, d)| d);
+        // Nearest first, the earlier side first among equals: a stable insertion sort of a
+        // few neighbours (no sort routine more in the module).
+        for i in 1..out.len() {
+            let mut j = i;
+            while j > 0 && out[j - 1].1 > out[j].1 {
+                out.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         out
     }
 }

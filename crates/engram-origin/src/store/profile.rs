@@ -19,6 +19,24 @@ use engram_core::UserKey;
 pub(super) const DAY_MS: i64 = 86_400_000;
 /// The attribute of the retention setting.
 pub(super) const RETENTION_ATTR: &str = "profile.retention_days";
+/// The session value the SDK stores a session's metadata under when it ends.
+pub(super) const SESSION_METADATA: &str = "engram.metadata";
+
+/// The `metadata.*` fields of a session document from the core's metadata (JSON, as the
+/// SDK stores it): `None` when it is not that.
+pub(super) fn metadata_fields(json: &str) -> Option<Document> {
+    let m: engram_core::profile::SessionMetadata = serde_json::from_str(json).ok()?;
+    let entities: Vec<Document> = m.entities.iter().take(32).map(|t| doc! { "name": &t.name, "mentions": i64::from(t.mentions) }).collect();
+    Some(doc! {
+        "metadata.token_count": m.tokens as i64,
+        "metadata.tokens_exact": m.exact,
+        "metadata.user_turns": i64::from(m.user_turns),
+        "metadata.facts": i64::from(m.facts),
+        "metadata.importance_score": f64::from(m.importance),
+        "metadata.important_entities": entities,
+    })
+}
+
 /// Most facts and preferences a profile lists (the newest; all of them stay in `memories`).
 const PROFILE_CAP: i64 = 500;
 
@@ -111,6 +129,13 @@ impl Store {
         });
         self.coll("user_profiles").replace_one(owner(user), profile).upsert(true).await?;
         Ok(())
+    }
+
+    /// The `session_memories` document of one session of `user` as JSON, if any.
+    pub async fn session(&self, user: &UserKey, session: &str) -> ApiResult<Option<serde_json::Value>> {
+        let mut q = owner(user);
+        q.insert("session_id", session);
+        Ok(self.coll("session_memories").find_one(q).await?.map(super::query::to_json))
     }
 
     /// The `user_profiles` document of `user` as JSON (dates in epoch milliseconds), if any.

@@ -16,7 +16,7 @@ use engram_core::knowledge::extract::USER_ENTITY;
 use engram_core::profile::settings::ATTR_PREFIX;
 use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
 
-use super::profile::{DAY_MS, RETENTION_ATTR};
+use super::profile::{metadata_fields, DAY_MS, RETENTION_ATTR, SESSION_METADATA};
 
 /// History entries kept per session document (the core keeps the full turns).
 const HISTORY_CAP: i32 = 200;
@@ -262,6 +262,15 @@ impl Store {
                         s.clone(),
                         doc! { "value": value, "name": entity.name.trim(), "kind": norm(&entity.kind), "stamp": &s },
                     );
+                }
+                OpBody::SessionSet { session, key, value } if key == SESSION_METADATA => {
+                    // The core's metadata of the session, kept beside its state (never cleared with it).
+                    ensure_session(&mut sessions, session, &s, op.stamp.wall_ms);
+                    if let Some(fields) = metadata_fields(value) {
+                        let mut set = fields;
+                        set.insert("metadata_stamp", &s);
+                        sessions.update(with(doc! { "session_id": session, "$and": [older("metadata_stamp", &s)] }), doc! { "$set": set }, false);
+                    }
                 }
                 OpBody::SessionSet { session, key, value } => {
                     ensure_session(&mut sessions, session, &s, op.stamp.wall_ms);
