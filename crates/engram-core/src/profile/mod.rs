@@ -20,10 +20,7 @@ use crate::store::partition::Partition;
 pub use session::SessionMetadata;
 pub use settings::{ProfileChange, ProfileRule, ProfileSettings};
 
-/// An unkeyed fact at least this important is a profile fact (health 0.9; identity,
-/// family and dates 0.85; work, place and study 0.8 — the extractor's tiers): what a user
-/// is, beside the keyed facts whose newest value is always one.
-pub const PROFILE_IMPORTANCE: f32 = 0.8;
+pub use crate::store::partition::PROFILE_IMPORTANCE;
 /// How many topics a profile names.
 const TOPICS: usize = 8;
 const DAY_MS: Millis = 86_400_000;

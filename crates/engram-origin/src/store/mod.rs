@@ -11,6 +11,7 @@ mod log;
 mod profile;
 pub mod query;
 mod schema;
+mod statements;
 mod view;
 
 use std::collections::HashMap;

@@ -6,7 +6,7 @@
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, DateTime, Document};
 
-use super::view::{date, field_key, Updates};
+use super::statements::{date, field_key, Updates};
 use super::{owner, parse_stamp_key, Store};
 use crate::error::ApiResult;
 use engram_core::knowledge::extract::USER_ENTITY;

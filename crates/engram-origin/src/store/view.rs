@@ -4,12 +4,12 @@
 //! (last writer wins, as in the core), so applying a batch twice or out of order gives
 //! the same documents.
 
-use mongodb::bson::{doc, Bson, DateTime, Document};
+use mongodb::bson::{doc, Bson, Document};
 
 use futures_util::TryStreamExt;
 
 use super::{owner, stamp_key, Store};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use engram_core::knowledge::graph::norm;
 use engram_core::archive::{document_of_chunk, manifest::Manifest};
 use engram_core::knowledge::extract::USER_ENTITY;
@@ -20,27 +20,7 @@ use super::profile::{metadata_fields, DAY_MS, RETENTION_ATTR, SESSION_METADATA};
 
 /// History entries kept per session document (the core keeps the full turns).
 const HISTORY_CAP: i32 = 200;
-/// Statements per `update` command.
-const CHUNK: usize = 500;
-
-/// Statements for one collection's `update` command.
-#[derive(Default)]
-pub(super) struct Updates {
-    statements: Vec<Document>,
-}
-
-impl Updates {
-    /// `u` applied where `q` matches, inserting when nothing does. A stamp condition in
-    /// `q` that fails on an existing document makes the insert hit the unique index: that
-    /// duplicate-key error means "an equal or newer write is already there".
-    pub(super) fn upsert(&mut self, q: Document, u: Document) {
-        self.statements.push(doc! { "q": q, "u": u, "upsert": true });
-    }
-
-    pub(super) fn update(&mut self, q: Document, u: Document, multi: bool) {
-        self.statements.push(doc! { "q": q, "u": u, "multi": multi });
-    }
-}
+use super::statements::{date, field_key, Updates, CHUNK};
 
 /// Last-writer-wins writes to one collection, keyed by some fields of the document.
 /// Written as: one read of the keys' current stamps, `insert_many` for new keys and
@@ -80,25 +60,6 @@ fn older(field: &str, stamp: &str) -> Document {
     doc! { "$or": [ { field: { "$exists": false } }, { field: { "$lt": stamp } } ] }
 }
 
-/// A session-state key as a field name: `.`, `$` and `%` would be paths or operators.
-pub(crate) fn field_key(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    for c in key.chars() {
-        match c {
-            '.' | '$' | '%' => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    if out.is_empty() {
-        "%00".into()
-    } else {
-        out
-    }
-}
-
-pub(super) fn date(ms: i64) -> DateTime {
-    DateTime::from_millis(ms)
-}
 
 /// A memory's view; with a retention of `days`, it expires that long after it was written
 /// (or at its own expiry if sooner).
@@ -372,22 +333,6 @@ impl Store {
                 }
             }
             self.run_updates(coll, updates, false).await?;
-        }
-        Ok(())
-    }
-
-    /// Run statements as `update` commands; a duplicate key means a newer write won.
-    pub(super) async fn run_updates(&self, coll: &str, updates: Updates, ordered: bool) -> ApiResult<()> {
-        for chunk in updates.statements.chunks(CHUNK) {
-            let reply = self.db.run_command(doc! { "update": coll, "updates": chunk.to_vec(), "ordered": ordered }).await?;
-            if let Ok(errors) = reply.get_array("writeErrors") {
-                for e in errors {
-                    let code = e.as_document().and_then(|d| d.get("code")).and_then(Bson::as_i32).unwrap_or(0);
-                    if code != 11000 {
-                        return Err(ApiError::Storage(format!("update {coll} failed with code {code}")));
-                    }
-                }
-            }
         }
         Ok(())
     }

@@ -27,7 +27,7 @@ pub struct SignCodes {
 impl SignCodes {
     /// Codes of `rows` (dequantized vectors, `None` for removed rows), centred on the mean
     /// of the live ones.
-    pub fn build<'a>(dim: usize, rows: impl Iterator<Item = Option<Vec<f32>>> + Clone) -> Self {
+    pub fn build(dim: usize, rows: impl Iterator<Item = Option<Vec<f32>>> + Clone) -> Self {
         let mut centre = vec![0.0f32; dim];
         let mut n = 0usize;
         for v in rows.clone().flatten() {

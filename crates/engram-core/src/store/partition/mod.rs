@@ -16,6 +16,11 @@ use crate::index::lexical::Bm25;
 use crate::model::{FactKey, Kind, Layer, Record, UserKey};
 use crate::index::vector::VectorIndex;
 
+/// An unkeyed fact at least this important describes the user (health 0.9; identity,
+/// family and dates 0.85; work, place and study 0.8 — the extractor's tiers), beside the
+/// keyed facts whose newest value always does (see `crate::profile`).
+pub const PROFILE_IMPORTANCE: f32 = 0.8;
+
 /// What recall filters on, per slot, packed so that filtering 100k candidates touches
 /// 16 bytes each instead of whole records.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,8 +35,8 @@ pub struct SlotMeta {
     /// never a memory that recall returns unless asked for by kind.
     pub from_model: bool,
     /// A fact or preference that describes the user whatever is asked: keyed, or at least
-    /// [`crate::profile::PROFILE_IMPORTANCE`] (the profile and the context read these
-    /// slots without touching the records).
+    /// [`PROFILE_IMPORTANCE`] (the profile and the context read these slots without
+    /// touching the records).
     pub describes_user: bool,
 }
 
@@ -39,7 +44,7 @@ impl SlotMeta {
     const GONE: SlotMeta = SlotMeta { kind: Kind::Message, layer: Layer::Working, current: false, expires_at: Millis::MIN, from_model: false, describes_user: false };
 
     fn of(r: &Record) -> Self {
-        let describes_user = matches!(r.kind, Kind::Fact | Kind::Preference) && !r.pending_review && (r.key.is_some() || r.importance >= crate::profile::PROFILE_IMPORTANCE);
+        let describes_user = matches!(r.kind, Kind::Fact | Kind::Preference) && !r.pending_review && (r.key.is_some() || r.importance >= PROFILE_IMPORTANCE);
         SlotMeta {
             kind: r.kind,
             layer: r.layer,
