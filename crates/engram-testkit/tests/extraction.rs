@@ -113,9 +113,11 @@ fn the_role_after_the_employer_is_kept_beside_the_employer() {
 
 #[test]
 fn how_the_user_wants_answers_is_a_keyed_preference() {
-    assert_eq!(texts("Please keep your answers short"), vec!["User prefers brief answers"]);
+    assert_eq!(texts("Please keep your answers short"), vec!["User prefers short answers"]);
+    assert_eq!(texts("I live in Hangzhou and I prefer short answers."), vec!["User lives in Hangzhou", "User prefers short answers"]);
     assert_eq!(texts("I prefer detailed answers"), vec!["User prefers detailed answers"]);
     assert_eq!(texts("I like a more formal tone"), vec!["User prefers a formal tone"]);
     assert_eq!(texts("Talk casually to me"), vec!["User prefers a casual tone"]);
+    assert_eq!(texts("Be more informal with me"), vec!["User prefers an informal tone"]);
     assert_eq!(texts("What is a short answer?"), Vec::<String>::new());
 }

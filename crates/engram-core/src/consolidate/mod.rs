@@ -57,6 +57,7 @@
 mod abstractive;
 mod compact;
 mod compress;
+pub mod feedback;
 mod episode;
 mod lines;
 mod patterns;

@@ -152,11 +152,12 @@ pub fn stated_name(text: &str) -> Option<String> {
 }
 
 /// A response preference the user stated, from a fact keyed `user/response_detail` or
-/// `user/response_tone` whose text names one of the values.
-fn stated(records: &[&Record], attribute: &str, values: &[&str]) -> Option<Valued> {
+/// `user/response_tone`: the value of the first of `words` (a word said, the value it
+/// means) its text holds.
+fn stated(records: &[&Record], attribute: &str, words: &[(&str, &'static str)]) -> Option<Valued> {
     let r = records.iter().find(|r| r.key.as_ref().is_some_and(|k| k.subject == "user" && k.attribute == attribute))?;
     let lower = r.text.to_lowercase();
-    values.iter().find(|v| lower.contains(*v)).map(|v| Valued::new(*v, "stated"))
+    words.iter().find(|(w, _)| lower.contains(*w)).map(|(_, v)| Valued::new(*v, "stated"))
 }
 
 fn visits(p: &Partition) -> Visits {
@@ -270,10 +271,12 @@ impl Engram {
         }
         let h = &mut profile.behaviour;
         if h.detail.is_none() {
-            h.detail = stated(&records, "response_detail", &["brief", "balanced", "detailed"]);
+            const DETAIL: &[(&str, &str)] = &[("short", "brief"), ("brief", "brief"), ("concise", "brief"), ("detailed", "detailed"), ("in-depth", "detailed"), ("thorough", "detailed")];
+            h.detail = stated(&records, "response_detail", DETAIL);
         }
         if h.tone.is_none() {
-            h.tone = stated(&records, "response_tone", &["casual", "neutral", "formal"]);
+            const TONE: &[(&str, &str)] = &[("informal", "casual"), ("formal", "formal"), ("casual", "casual"), ("friendly", "casual")];
+            h.tone = stated(&records, "response_tone", TONE);
         }
         h.topics = topics(p, now);
         h.visits = visits(p);

@@ -150,13 +150,13 @@ pub(crate) fn rules() -> &'static [Rule] {
             }),
             // ---- how the user wants answers (the profile's response preferences) ----
             r(r"(?i)\b(?:i (?:prefer|like|want|need)|give me|please give me|keep (?:it|them|your (?:answers|replies|responses)))\s+(?:(?:it|them|answers|replies|responses)\s+)?(?:a bit |more |really |very )?(short|brief|concise|detailed|in-depth|thorough)(?:\s+(?:answers|replies|responses|explanations))?\b", |c| {
-                let detail = if matches!(c[1].to_lowercase().as_str(), "short" | "brief" | "concise") { "brief" } else { "detailed" };
-                vec![fact(Kind::Preference, format!("User prefers {detail} answers"), "response detail", 0.8, 0.8)]
+                // In the user's word ("short answers"); the profile reads it as `brief` or `detailed`.
+                vec![fact(Kind::Preference, format!("User prefers {} answers", c[1].to_lowercase()), "response detail", 0.8, 0.8)]
             }),
             r(r"(?i)\b(?:i (?:prefer|like|want)\s+(?:a\s+)?(?:more\s+)?(formal|casual|informal|friendly)\s+(?:tone|style|language)|(?:please\s+)?(?:be|talk|speak|write)\s+(?:more\s+)?(formal|casual|informal)(?:ly)?\s+(?:with|to) me)", |c| {
                 let said = c.get(1).or(c.get(2)).map_or("", |m| m.as_str()).to_lowercase();
-                let tone = if said == "formal" { "formal" } else { "casual" };
-                vec![fact(Kind::Preference, format!("User prefers a {tone} tone"), "response tone", 0.8, 0.8)]
+                let a = if said.starts_with('i') { "an" } else { "a" };
+                vec![fact(Kind::Preference, format!("User prefers {a} {said} tone"), "response tone", 0.8, 0.8)]
             }),
             // ---- tools in use ----
             r(r"\b[Ii](?:'m| am)? (?:using|use)\s+([A-Z][\w.+-]{1,20})\s+(?:for|to)\s+([\w -]{3,40}?)(?:[,.!]|$)", |c| {
