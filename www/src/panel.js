@@ -52,8 +52,9 @@ function renderProfile(p) {
 
 export async function renderPanel(mem, last, { onForget, onResolve }) {
   const now = Date.now();
-  renderProfile(mem.profile({ factLimit: 8 }));
+  // After a read that waits for the store (the profile is read at once, without waiting).
   const all = await mem.list();
+  renderProfile(mem.profile({ factLimit: 8 }));
   const memories = all.filter((r) => r.kind !== "message");
   const turns = all.length - memories.length;
   $("count").textContent = `(${memories.length} ${memories.length === 1 ? "memory" : "memories"}, ${turns} ${turns === 1 ? "turn" : "turns"})`;

@@ -51,8 +51,12 @@ test("two devices of one user converge through the origin; another user sees not
   const other = await device("other-user");
 
   await chat(phone.page, "I work at ByteDance in Shanghai.");
+  // A sync that ends after the click, with nothing left to send (a background sync that ran
+  // before the turn was written also left `pending` at 0: closing the page then lost the turn).
+  const before = await phone.page.evaluate(() => window.__engram.sync.syncs);
   await phone.page.click("#sync-now");
-  await phone.page.waitForFunction(() => window.__engram.sync.pending === 0 && window.__engram.sync.syncs > 0, null, { timeout: 30_000 });
+  await phone.page.waitForFunction((n) => window.__engram.sync.pending === 0 && window.__engram.sync.syncs > n, before, { timeout: 30_000 });
+  assert.equal(await phone.page.evaluate(() => window.__engram.mem.pendingSync()), 0, "every batch reached the origin");
 
   await laptop.page.click("#sync-now");
   await laptop.page.waitForFunction(() => [...document.querySelectorAll("#memories li .text")].some((e) => e.textContent === "User works at ByteDance"), null, { timeout: 30_000 });
@@ -91,8 +95,12 @@ test("two devices of one user converge through the origin; another user sees not
 test("a device whose store the browser deleted says so and pulls its memories back from the origin", { skip: missing }, async () => {
   const phone = await device("lost-user");
   await chat(phone.page, "I work at ByteDance in Shanghai.");
+  // A sync that ends after the click, with nothing left to send (a background sync that ran
+  // before the turn was written also left `pending` at 0: closing the page then lost the turn).
+  const before = await phone.page.evaluate(() => window.__engram.sync.syncs);
   await phone.page.click("#sync-now");
-  await phone.page.waitForFunction(() => window.__engram.sync.pending === 0 && window.__engram.sync.syncs > 0, null, { timeout: 30_000 });
+  await phone.page.waitForFunction((n) => window.__engram.sync.pending === 0 && window.__engram.sync.syncs > n, before, { timeout: 30_000 });
+  assert.equal(await phone.page.evaluate(() => window.__engram.mem.pendingSync()), 0, "every batch reached the origin");
   assert.ok((await memoryTexts(phone.page)).includes("User works at ByteDance"));
   assert.doesNotMatch(await phone.page.textContent("#status"), /deleted/);
   assert.deepEqual(phone.page.errors, []);

@@ -27,6 +27,13 @@ impl EngramHandle {
         to_plain(&self.inner.update_profile(&scope, &update, millis(now)?).map_err(to_js)?)
     }
 
+    /// The user's retention in days, if they set one (cheap: the settings alone).
+    #[wasm_bindgen(js_name = retentionDays)]
+    pub fn retention_days(&self, scope: JsValue) -> Result<Option<u32>, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        Ok(self.inner.profile_settings(&scope).map_err(to_js)?.retention_days)
+    }
+
     /// Remove the memories older than the user's retention; returns how many.
     #[wasm_bindgen(js_name = applyRetention)]
     pub fn apply_retention(&mut self, scope: JsValue, now: f64) -> Result<u32, JsValue> {

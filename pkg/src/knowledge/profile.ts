@@ -132,7 +132,13 @@ export class Profiles {
   /** Remove the memories older than the retention now; returns how many. */
   async applyRetention(): Promise<number> {
     this.retainedAt = this.life.now();
-    return this.life.mutate("forget", async () => ({ value: this.life.handle.applyRetention(this.scope, this.life.now()) as number, ids: [] }));
+    // No write at all without a retention (this runs on every open).
+    if (this.life.call(() => this.life.handle.retentionDays(this.scope)) == null) return 0;
+    return this.life.mutate("forget", async () => {
+      const n = this.life.handle.applyRetention(this.scope, this.life.now()) as number;
+      // A change event only when something went (this runs on every open).
+      return { value: n, ids: [], events: n ? [{ type: "forget" as const, ids: [] }] : [] };
+    });
   }
 
   /** {@link applyRetention} when it last ran more than an hour ago. */
