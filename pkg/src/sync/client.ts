@@ -251,7 +251,9 @@ export class SyncClient {
           this.backingOff = retryable;
           const wait = retryable ? this.backoffMs(this.attempt) : (this.opts.intervalMs ?? 30_000);
           this.hooks.emit({ type: "sync-error", error, attempt: this.attempt, retryInMs: wait });
-          this.schedule(wait);
+          // A write during the failed round already asked for the next one (`again`): that
+          // round stays, unless the error is one to back off from.
+          if (retryable || !this.timer) this.schedule(wait);
         },
       );
     }, ms);
