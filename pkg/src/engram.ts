@@ -25,7 +25,7 @@ import { Library } from "./archive/library.js";
 import { Procedures } from "./knowledge/procedures.js";
 import { Knowledge } from "./knowledge/knowledge.js";
 import { Profiles, type Profile, type ProfileSettings, type ProfileUpdate } from "./knowledge/profile.js";
-import { Lifetime, type Listener } from "./store/lifetime.js";
+import { Lifetime, type Listener, type TabChannel } from "./store/lifetime.js";
 import type { ContextOptions, OpenOptions, RecallOptions } from "./options.js";
 import { Persistence, type OpenReport } from "./store/persist.js";
 import { Session } from "./store/session.js";
@@ -134,7 +134,7 @@ export class Engram {
   }
 
   /** The channel other tabs announce writes on (the SDK's tests silence it to play a frozen tab). */
-  private get channel(): BroadcastChannel | undefined {
+  private get channel(): TabChannel | undefined {
     return this.life.channel;
   }
 

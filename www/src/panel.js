@@ -43,11 +43,13 @@ function renderProfile(p) {
   ].filter(([, x]) => x);
   const facts = p.knowledge.facts.slice(0, 8);
   const known = p.basic.name || facts.length || p.knowledge.rules.length;
-  $("profile").replaceChildren(
+  const parts = [
     known ? el("dl", { class: "profile" }, ...rows.flatMap(([k, x]) => [el("dt", { textContent: k }), el("dd", { textContent: x })])) : el("p", { class: "empty", textContent: "Nothing known about you yet." }),
     facts.length ? el("ul", { class: "profile-facts" }, ...facts.map((f) => el("li", { textContent: f.text }))) : null,
     p.knowledge.rules.length ? el("ul", { class: "profile-rules" }, ...p.knowledge.rules.map((r) => el("li", { textContent: `Rule: ${r.text}` }))) : null,
-  );
+  ];
+  // replaceChildren prints a null as the text "null": only the parts there are.
+  $("profile").replaceChildren(...parts.filter(Boolean));
 }
 
 export async function renderPanel(mem, last, { onForget, onResolve }) {

@@ -42,6 +42,7 @@ test("offline by default: turns are observed, the panel explains recall, and the
   assert.match(profile, /Language\s*en/);
   assert.match(profile, /User prefers Go/);
   assert.doesNotMatch(profile, /User prefers Python/, "the superseded value is not the profile's");
+  assert.doesNotMatch(profile, /null/, "a user without rules sees no stray text");
 
   const prompt = JSON.parse(await page.getAttribute("#log li.prompt:last-child pre", "data-body"));
   assert.equal(await page.textContent("#log li.prompt:last-child pre"), prompt.messages.map((x) => `── ${x.role} ──\n${x.content}`).join("\n"));

@@ -18,10 +18,17 @@ import type { StorageAdapter } from "./types.js";
  * instead of the store opening silently empty. Delete a database on purpose with
  * {@link IndexedDbStorage.destroy}, which forgets the note too.
  */
+/**
+ * DOM's `IDBFactory` (e.g. `fake-indexeddb`'s `indexedDB`) where the DOM lib is loaded;
+ * elsewhere (a Worker or Node app without it) `never`: there is no IndexedDB to give.
+ * Declared so that these types check without the DOM lib.
+ */
+export type IndexedDBFactory = typeof globalThis extends { indexedDB: infer F } ? F : never;
+
 export class IndexedDbStorage implements StorageAdapter {
   private db: Promise<IDBPDatabase>;
   private lost = false;
-  constructor(name = "engram", private readonly store = "kv", factory?: IDBFactory) {
+  constructor(name = "engram", private readonly store = "kv", factory?: IndexedDBFactory) {
     const storeName = store;
     let created = false;
     const open = () =>
@@ -98,7 +105,7 @@ export class IndexedDbStorage implements StorageAdapter {
    * another tab holds it open this rejects with `STORE_LOCKED`, and the browser deletes it
    * once that tab closes it. `factory` as in the constructor (then there is no note).
    */
-  static async destroy(name = "engram", factory?: IDBFactory): Promise<void> {
+  static async destroy(name = "engram", factory?: IndexedDBFactory): Promise<void> {
     // The note goes before (a deletion blocked, then let through later, is not a loss) and
     // again after (another tab's open may have written it in between).
     const forget = async () => {

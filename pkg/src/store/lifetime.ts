@@ -22,6 +22,16 @@ export type Listener = (e: AnyEvent) => void;
  */
 export type WriteBody<T> = () => Promise<{ value: T; ids: string[]; events?: ChangeEvent[] }>;
 
+/**
+ * The part of a `BroadcastChannel` used here, declared so that these types check in a
+ * Worker or Node app without the DOM lib.
+ */
+export interface TabChannel {
+  onmessage: ((event: never) => void) | null;
+  postMessage(message: string): void;
+  close(): void;
+}
+
 export class Lifetime {
   /** The wasm handle; unset after a trap until it is rebuilt from storage. */
   handle!: CoreHandle;
@@ -37,7 +47,7 @@ export class Lifetime {
   private readonly listeners = new Set<Listener>();
   private rebuilding: Promise<void> | undefined;
   /** The channel other tabs announce their writes on (browsers; see `listenToOtherTabs`). */
-  channel: BroadcastChannel | undefined;
+  channel: TabChannel | undefined;
 
   constructor(
     private readonly opts: OpenOptions,
@@ -189,10 +199,11 @@ export class Lifetime {
   /** Reload when another tab announces a write (browsers: Web Locks and a BroadcastChannel). */
   listenToOtherTabs(prefix: string): void {
     if (typeof BroadcastChannel === "undefined" || !webLocks()) return;
-    this.channel = new BroadcastChannel(`engram:${prefix}`);
-    this.channel.onmessage = () => {
+    const channel = new BroadcastChannel(`engram:${prefix}`);
+    channel.onmessage = () => {
       if (!this.closed) this.refresh().catch(() => undefined);
     };
+    this.channel = channel;
   }
 
   /** The first step of closing: no more reloads for other tabs' writes. */

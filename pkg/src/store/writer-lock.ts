@@ -7,9 +7,17 @@
 import { EngramError, EngramIoError } from "../errors.js";
 import type { StorageAdapter, StorageLock } from "./types.js";
 
+/**
+ * The part of the Web Locks API (DOM's `LockManager`) used here, declared so that these
+ * types check in a Worker or Node app without the DOM lib.
+ */
+export interface WebLocks {
+  request(name: string, options: { mode: "exclusive" }, callback: () => Promise<unknown>): Promise<unknown>;
+}
+
 /** The runtime's Web Locks, where there are any (browsers). */
-export function webLocks(): LockManager | undefined {
-  return (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+export function webLocks(): WebLocks | undefined {
+  return (globalThis as { navigator?: { locks?: WebLocks } }).navigator?.locks;
 }
 
 export class WriterLock {

@@ -29,8 +29,16 @@ test("node10 resolution (no exports map; top-level types), lib DOM + ES2022: che
   compile("node10");
 });
 
-for (const m of ["node16", "nodenext"]) {
-  test(`${m} resolution: node types (NodeFileStorage) check, and the compiled program runs`, () => {
+test("node10 resolution in a Node app: engram/node's types (NodeFileStorage) come from typesVersions and check", () => {
+  compile("node10-node");
+});
+
+test("workerd: a Worker with @cloudflare/workers-types imports engram/workerd and checks without skipLibCheck", () => {
+  compile("workerd");
+});
+
+for (const m of ["node16", "nodenext", "bundler-node"]) {
+  test(`${m} resolution in a Node app: node types (NodeFileStorage) check, and the compiled program runs`, () => {
     compile(m);
     const out = execFileSync(process.execPath, [join(fixtures, "ts", m, "out/main.js")], { encoding: "utf8" });
     const r = JSON.parse(out.trim());

@@ -216,16 +216,21 @@ const NOT_TOPICS: &[&str] = &[
 /// Characters of Chinese that make a two-character term grammar, not a topic.
 const NOT_TOPIC_ZH: &str = "我你他她它的是了有在很不也都就和吗呢吧啊这那个们么什要会";
 
-/// What the user talks about most: each word of their turns and facts (at least four
-/// letters, or a Chinese pair of content characters) by how many of them hold it, at
-/// least two; the words of their graph's entities count one more per relation.
+/// What the user talks about most: each word of their turns (at least four letters, or
+/// a Chinese pair of content characters) by how many turns hold it, at least two; the
+/// words of their graph's entities count one more per relation. Facts count only where
+/// there are no turns (a store written through `remember`): a fact taken from a turn
+/// would count that turn's words twice.
 fn topics(p: &Partition, now: Millis) -> Vec<Topic> {
     let mut count: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
-    let said = p
+    let user_turn = |r: &Record| r.kind == Kind::Message && r.source == Source::User;
+    let live: Vec<&Record> = p
         .slots_where(|m| m.live(now) && !m.from_model && matches!(m.kind, Kind::Message | Kind::Fact | Kind::Preference | Kind::Event))
         .filter_map(|s| p.at(s))
-        .filter(|r| r.kind != Kind::Message || r.source == Source::User);
-    for r in said {
+        .filter(|r| r.kind != Kind::Message || r.source == Source::User)
+        .collect();
+    let turns = live.iter().any(|r| user_turn(r));
+    for r in live.into_iter().filter(|r| user_turn(r) == turns) {
         let mut seen: Vec<String> = Vec::new();
         for t in crate::index::lexical::terms::terms(&r.text) {
             let cjk = t.chars().any(crate::index::lexical::terms::is_cjk);

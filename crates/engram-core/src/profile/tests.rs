@@ -30,7 +30,17 @@ fn the_profile_holds_what_the_user_said_about_themselves_most_important_first() 
     assert_eq!(p.behaviour.visits.sessions, 2);
     assert_eq!(p.behaviour.visits.active_days, 2);
     assert_eq!(p.behaviour.visits.mean_days_between, Some(3.0));
-    assert_eq!(p.behaviour.topics.first().map(|t| (t.name.as_str(), t.mentions)), Some(("hiking", 5)), "{:?}", p.behaviour.topics);
+    assert_eq!(p.behaviour.topics.first().map(|t| (t.name.as_str(), t.mentions)), Some(("hiking", 3)), "{:?}", p.behaviour.topics);
+}
+
+#[test]
+fn a_word_said_once_is_no_topic_though_a_fact_repeats_it() {
+    let mut e = Engram::new(Config::default(), 1);
+    let s = Scope::user("t", "u");
+    told(&mut e, &s, "s1", &["I'm allergic to peanuts", "My birthday is on March 3rd", "I love hiking", "Hiking again this weekend"], T0);
+    let p = e.profile(&s, 20, T0).expect("profile");
+    let names: Vec<&str> = p.behaviour.topics.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["hiking"], "each turn counts once, its facts not again");
 }
 
 #[test]
