@@ -29,6 +29,17 @@ impl EngramHandle {
         Ok(EngramHandle { inner, waiting: None, serial: 0 })
     }
 
+    /// Throws `EngramError` (`CHECKSUM`, `BAD_MAGIC`, …) unless `bytes` are a whole
+    /// snapshot; nothing is decoded (a store checks its fall-back generation this way).
+    #[wasm_bindgen(js_name = checkSnapshot)]
+    pub fn check_snapshot(#[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue) -> Result<(), JsValue> {
+        let bytes = match bytes.dyn_into::<js_sys::Uint8Array>() {
+            Ok(b) => b,
+            Err(other) => js_sys::Uint8Array::new(&other),
+        };
+        Engram::check_snapshot(&mut JsSource(bytes)).map_err(to_js)
+    }
+
     /// The whole engine as versioned, checksummed bytes — copied into the returned JS
     /// buffer piece by piece, so wasm memory never holds the whole snapshot (wasm memory
     /// never shrinks: a 12 MB snapshot built in it would stay 12 MB of the isolate).

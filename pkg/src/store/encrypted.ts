@@ -78,6 +78,12 @@ async function opensAnother(storage: StorageAdapter, store: EncryptedStorage, pr
   return false;
 }
 
+/** Whether the store's newest snapshot (or else its first op batch) is a sealed value: an encrypted store whose mark is gone. */
+async function looksEncrypted(storage: StorageAdapter, prefix: string): Promise<boolean> {
+  const first = (await storage.get(`${prefix}snapshot/current`)) ?? (await storage.list(`${prefix}ops/`).then((keys) => (keys[0] ? storage.get(keys[0]) : undefined)));
+  return first !== undefined && first.length >= HEAD && MAGIC.every((b, i) => first[i] === b);
+}
+
 /**
  * The adapter a store under `prefix` is read and written through: `storage` itself
  * without a key, an {@link EncryptedStorage} with one. Refused with `ENCRYPTION_KEY`,
@@ -89,10 +95,20 @@ export async function encryptedStore(storage: StorageAdapter, prefix: string, ke
   const markKey = `${prefix}${MARK}`;
   const mark = await storage.get(markKey);
   if (!key) {
-    if (mark) throw keyError(`the store "${prefix}" is encrypted: open it with encryption: { key }, the key it was written with`);
+    if (mark || (await looksEncrypted(storage, prefix))) throw keyError(`the store "${prefix}" is encrypted: open it with encryption: { key }, the key it was written with`);
     return storage;
   }
   const store = new EncryptedStorage(storage, key);
+  if (!mark && (await looksEncrypted(storage, prefix))) {
+    // The mark is gone but the values are sealed: with this key (one of them opens) the
+    // mark is written again and reported, else the key is another.
+    if (!(await opensAnother(storage, store, prefix, markKey))) {
+      throw keyError(`the store "${prefix}" was encrypted with another key: open it with the key it was written with (nothing was changed)`);
+    }
+    await store.put(markKey, utf8(MARK_VALUE));
+    store.repairedMark = true;
+    return store;
+  }
   if (mark) {
     let value: Uint8Array | undefined;
     try {

@@ -63,6 +63,8 @@ export interface QuarantineNote {
 export class Persistence {
   private nextSeq = 1;
   private batchesSinceSnapshot = 0;
+  /** Whether `snapshot/current` read whole at open or was written since (else compaction keeps the previous generation). */
+  private currentValid = false;
   /** Keep every local batch in `outbox/` until the origin accepts it (sync enabled). */
   outbox = false;
   private readonly replicaId = freshReplica();
@@ -148,6 +150,8 @@ export class Persistence {
         handle = engineFromSnapshot(bytes.subarray(HEADER), this.replicaId);
         base = seq;
         report.snapshot = gen;
+        this.currentValid = gen === "current";
+        if (gen === "current") await this.checkPrevious(report);
         break;
       } catch {
         report.corrupt.push(`snapshot/${gen}`);
@@ -159,8 +163,18 @@ export class Persistence {
       const seq = Number(k.slice(-SEQ_DIGITS));
       if (!Number.isFinite(seq)) continue;
       this.nextSeq = Math.max(this.nextSeq, seq + 1);
-      if (seq <= base) continue;
       const bytes = await this.storage.get(k).catch(corrupt);
+      if (seq <= base) {
+        // In the snapshot already, and kept only for a fall back to the previous one:
+        // checked (decoded, not applied), so that its damage is reported now.
+        try {
+          if (bytes === null) throw new Error("unreadable");
+          if (bytes !== undefined) handle.splitOps(bytes, 0xffff_ffff);
+        } catch {
+          report.corrupt.push(k.slice(this.prefix.length));
+        }
+        continue;
+      }
       try {
         if (bytes === undefined) continue;
         if (bytes === null) throw new Error("unreadable");
@@ -185,6 +199,21 @@ export class Persistence {
     }
     report.corrupt.push(...this.damaged);
     return { handle, report };
+  }
+
+  /**
+   * The previous generation, kept only to fall back on, is checked (read, its checksum and
+   * seal tested, not decoded) so that its damage is reported at open, not when needed.
+   */
+  private async checkPrevious(report: OpenReport): Promise<void> {
+    const bytes = await this.storage.get(this.key("snapshot/previous")).catch(corrupt);
+    if (bytes === undefined) return;
+    try {
+      if (bytes === null || readHeader(bytes) === undefined) throw new Error("unreadable");
+      EngramHandle.checkSnapshot(bytes.subarray(HEADER));
+    } catch {
+      report.corrupt.push("snapshot/previous");
+    }
   }
 
   /** Changes whenever this instance logs a batch (to tell other tabs). */
@@ -334,11 +363,14 @@ export class Persistence {
   async compact(handle: CoreHandle): Promise<void> {
     const covered = this.nextSeq - 1;
     const snap = handle.snapshot();
-    const current = await this.storage.get(this.key("snapshot/current"));
+    // A current generation found damaged at open is not made the previous one: the
+    // previous stays, with the ops after it, as the fall back.
+    const current = this.currentValid ? await this.storage.get(this.key("snapshot/current")).catch(corrupt) : undefined;
     const prevSeq = current ? readHeader(current) : undefined;
     if (current && prevSeq !== undefined) await this.storage.put(this.key("snapshot/previous"), current);
     await this.storage.put(this.key("snapshot/current"), withHeader(covered, snap));
     await this.putMeta("compacted", { seq: covered });
+    this.currentValid = true;
     this.batchesSinceSnapshot = 0;
     if (prevSeq !== undefined) {
       for (const k of await this.storage.list(this.key("ops/"))) {

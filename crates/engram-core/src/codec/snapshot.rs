@@ -121,6 +121,12 @@ impl Engram {
         Self::read_snapshot(&mut &bytes[..])
     }
 
+    /// Whether `src` holds a whole snapshot (magic, version, length and checksum), without
+    /// decoding it: how a store checks the generation it keeps only to fall back on.
+    pub fn check_snapshot(src: &mut impl ByteSource) -> Result<()> {
+        check_source(SNAPSHOT_MAGIC, WHAT, src).map(|_| ())
+    }
+
     /// [`Engram::from_snapshot`] from bytes held by `src`, read in pieces: the checksum
     /// first, then one value at a time — each record decoded and indexed as it arrives —
     /// so the engine's memory never holds the whole snapshot (the binding reads it out of
@@ -416,6 +422,17 @@ mod tests {
         bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         bytes.extend_from_slice(&payload);
         assert_eq!(Engram::from_snapshot(&bytes).map(|_| ()).map_err(|err| err.code()), Err("DECODE"));
+    }
+
+    #[test]
+    fn checking_a_snapshot_accepts_it_whole_and_refuses_one_flipped_byte() {
+        let e = Engram::new(Config::default(), 1);
+        let mut bytes = e.snapshot().expect("snapshot");
+        assert!(Engram::check_snapshot(&mut &bytes[..]).is_ok());
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x20;
+        assert_eq!(Engram::check_snapshot(&mut &bytes[..]).map_err(|err| err.code()), Err("CHECKSUM"));
+        assert!(Engram::check_snapshot(&mut &bytes[..mid]).is_err(), "a truncated snapshot is refused");
     }
 
     #[test]
