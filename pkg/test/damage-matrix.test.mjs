@@ -1,4 +1,4 @@
-// Every stored file of a store (snapshots, op batches, meta documents, the encryption mark)
+// Every stored file of a store (snapshots, op batches, the outbox, meta documents, the encryption mark)
 // × {flip a middle byte, flip the last byte, truncate to half, truncate to 0}, plaintext
 // and encrypted, in a real directory (NodeFileStorage): the store opens, its report names
 // what was damaged, the loss is at most that file's content (what opening without the file
@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engram, EngramError, NodeFileStorage } from "../dist/entrypoints/node.js";
+import { Engram, EngramError, MemoryStorage, NodeFileStorage } from "../dist/entrypoints/node.js";
+import { startOrigin, token } from "./origin.mjs";
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7 + 1);
 const DAMAGES = {
@@ -17,8 +18,11 @@ const DAMAGES = {
   "truncate to half": (b) => b.subarray(0, b.length >> 1),
   "truncate to 0": (b) => b.subarray(0, 0),
 };
+// Sync to an origin that is not there (port 9, never synced: background off), so that
+// the outbox holds every batch too.
+const SYNC = { url: "http://127.0.0.1:9", token: "unused", background: false };
 const open = (dir, encrypted) =>
-  Engram.open({ user: "dana", storage: new NodeFileStorage(dir), embedder: false, tokenizer: false, compactEvery: 4, ...(encrypted ? { encryption: { key: KEY } } : {}) });
+  Engram.open({ user: "dana", storage: new NodeFileStorage(dir), embedder: false, tokenizer: false, compactEvery: 4, sync: SYNC, ...(encrypted ? { encryption: { key: KEY } } : {}) });
 /** The stored key of a file name (`engram%2Fdefault%2Fdana%2Fops%2F…bin` → `ops/…`). */
 const keyOf = (file) => decodeURIComponent(file).replace(/^engram\/default\/dana\//, "").replace(/\.bin$/, "");
 const ids = async (e) => (await e.list()).map((r) => r.id).sort();
@@ -53,7 +57,7 @@ for (const encrypted of [false, true]) {
     const base = await made(encrypted);
     const files = (await readdir(base)).filter((f) => f.endsWith(".bin")).sort();
     const kinds = new Set(files.map((f) => keyOf(f).replace(/\/\d+$/, "/<n>")));
-    for (const want of ["snapshot/current", "snapshot/previous", "ops/<n>", "meta/compacted", ...(encrypted ? ["meta/encryption"] : [])]) {
+    for (const want of ["snapshot/current", "snapshot/previous", "ops/<n>", "outbox/<n>", "meta/compacted", ...(encrypted ? ["meta/encryption"] : [])]) {
       assert.ok(kinds.has(want), `the store has a ${want} to damage: ${[...kinds]}`);
     }
     const all = await typed("open undamaged", async () => { const e = await open(base, encrypted); const x = await ids(e); await e.close(); return x; });
@@ -98,3 +102,35 @@ for (const encrypted of [false, true]) {
     await rm(base, { recursive: true, force: true });
   });
 }
+
+test("a damaged outbox entry, plaintext or encrypted, is rebuilt from the log at open and every write still reaches a second device", async () => {
+  const o = await startOrigin();
+  try {
+    for (const encrypted of [false, true]) {
+      const user = encrypted ? "erin" : "ezra";
+      const opts = (storage) => ({ user, storage, embedder: false, tokenizer: false, sync: { url: o.url, token: token(user), background: false }, ...(encrypted ? { encryption: { key: KEY } } : {}) });
+      const store = new MemoryStorage();
+      let phone = await Engram.open(opts(store));
+      for (let i = 0; i < 5; i++) await phone.remember(`offline fact ${i} about the harbour`);
+      await phone.close();
+      const keys = (await store.list(`engram/default/${user}/outbox/`)).sort();
+      assert.ok(keys.length >= 5, `the outbox holds the writes: ${keys.length}`);
+      const hit = keys[keys.length - 2];
+      const bytes = await store.get(hit);
+      await store.put(hit, bytes.map((x, i) => (i === bytes.length >> 1 ? x ^ 0x20 : x)));
+
+      phone = await Engram.open(opts(store));
+      assert.ok(phone.openReport.corrupt.includes(hit.slice(`engram/default/${user}/`.length)), JSON.stringify(phone.openReport));
+      await phone.sync();
+      assert.equal(await phone.pendingSync(), 0, "nothing left behind");
+      assert.deepEqual(await phone.quarantined(), [], "nothing set aside: the entry was rebuilt, not sent damaged");
+      const laptop = await Engram.open(opts(new MemoryStorage()));
+      await laptop.sync();
+      assert.equal((await laptop.list()).length, 5, `${encrypted ? "encrypted" : "plaintext"}: all five writes arrived`);
+      await laptop.close();
+      await phone.close();
+    }
+  } finally {
+    await o.kill();
+  }
+});

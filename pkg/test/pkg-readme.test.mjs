@@ -36,6 +36,20 @@ test("the package README states the sizes of the wasm and the tables this build 
   }
 });
 
+test("the package README's first-visit totals are the sums of the files a browser fetches, within 5 %", () => {
+  const size = (f) => { const b = readFileSync(new URL(`../${f}`, import.meta.url)); return { raw: b.length, gz: gzipSync(b, { level: 9 }).length }; };
+  const beforeRecall = ["wasm/engram_wasm_bg.wasm", "wasm/engram_wasm.js", "assets/minilm-l6-v2-static-256.engemb"].map(size);
+  const table = size("assets/o200k_base.engtok");
+  const sum = (xs, k) => xs.reduce((a, x) => a + x[k], 0);
+  const m = readme.replace(/\s+/g, " ").match(/about ([\d.]+) MB gzip before its first recall \(([\d.]+) MB raw\), ([\d.]+) MB gzip \(([\d.]+) MB raw\) once the token table is in/);
+  assert.ok(m, "the README states the first visit's download");
+  const near = (stated, actual, what) => assert.ok(Math.abs(stated * 1e6 - actual) <= actual * 0.05, `${what}: README says ${stated} MB, the files add up to ${(actual / 1e6).toFixed(2)} MB`);
+  near(Number(m[1]), sum(beforeRecall, "gz"), "gzip before the first recall");
+  near(Number(m[2]), sum(beforeRecall, "raw"), "raw before the first recall");
+  near(Number(m[3]), sum(beforeRecall, "gz") + table.gz, "gzip with the token table");
+  near(Number(m[4]), sum(beforeRecall, "raw") + table.raw, "raw with the token table");
+});
+
 test("the package ships INTEGRATIONS.md, which its README points to", () => {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   assert.ok(pkg.files.includes("INTEGRATIONS.md"));

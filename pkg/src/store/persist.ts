@@ -167,12 +167,7 @@ export class Persistence {
       if (seq <= base) {
         // In the snapshot already, and kept only for a fall back to the previous one:
         // checked (decoded, not applied), so that its damage is reported now.
-        try {
-          if (bytes === null) throw new Error("unreadable");
-          if (bytes !== undefined) handle.splitOps(bytes, 0xffff_ffff);
-        } catch {
-          report.corrupt.push(k.slice(this.prefix.length));
-        }
+        if (bytes === null || (bytes !== undefined && !decodes(handle, bytes))) report.corrupt.push(k.slice(this.prefix.length));
         continue;
       }
       try {
@@ -190,6 +185,7 @@ export class Persistence {
       const seq = Number(k.slice(-SEQ_DIGITS));
       if (Number.isFinite(seq)) this.nextSeq = Math.max(this.nextSeq, seq + 1);
     }
+    await this.checkOutbox(handle, report);
     this.batchesSinceSnapshot = report.replayedBatches;
     // Every meta document read once, so that a damaged one is reported now, not met later
     // (the encryption mark is the encrypted store's own, checked before this).
@@ -199,6 +195,29 @@ export class Persistence {
     }
     report.corrupt.push(...this.damaged);
     return { handle, report };
+  }
+
+  /**
+   * Every outbox entry read and decoded (not applied), so that a damaged one neither blocks
+   * sync later (an entry that does not open fails every push) nor is sent as garbage. A
+   * damaged entry is written again from its op batch when the log still has it, else
+   * dropped and the next sync seeds the store's whole state; either way it is reported.
+   */
+  private async checkOutbox(handle: CoreHandle, report: OpenReport): Promise<void> {
+    for (const k of await this.storage.list(this.key("outbox/"))) {
+      const seq = Number(k.slice(-SEQ_DIGITS));
+      if (!Number.isFinite(seq)) continue;
+      const entry = await this.storage.get(k).catch(corrupt);
+      if (entry === undefined || (entry !== null && decodes(handle, outboxBatch(entry)))) continue;
+      report.corrupt.push(k.slice(this.prefix.length));
+      const logged = await this.storage.get(this.opKey(seq)).catch(corrupt);
+      if (logged && decodes(handle, logged)) {
+        await this.storage.put(k, this.outboxEntry(seq, logged));
+      } else {
+        await this.storage.delete(k);
+        await this.storage.delete(this.key(`meta/${SEEDED}`));
+      }
+    }
   }
 
   /**
@@ -271,7 +290,8 @@ export class Persistence {
    * all of it, not only later changes.
    */
   async needsSeed(): Promise<boolean> {
-    return (await this.storage.get(this.key(`meta/${SEEDED}`))) === undefined;
+    // A damaged note (reported at open) is no note: seeding again is idempotent.
+    return !(await this.storage.get(this.key(`meta/${SEEDED}`)).catch(corrupt));
   }
 
   /** Queue `stateOps` (the engine's whole state as op batches) for the origin, once. */
@@ -386,6 +406,25 @@ export class Persistence {
 }
 
 /** A value that exists but cannot be read (`CHECKSUM` from an encrypted store) is `null`; other storage errors stay errors. */
+/** The op batch of an outbox entry (an entry of an older version is the bare batch). */
+function outboxBatch(entry: Uint8Array): Uint8Array {
+  if (entry.length < 6 || !OUTBOX_MAGIC.every((b, i) => entry[i] === b)) return entry;
+  return entry.subarray(6 + new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint16(4, true));
+}
+
+/**
+ * Whether `batch` decodes as an op batch (checked by the core's codec, not applied). A
+ * batch of a newer format counts as sound: a later version reads it (and the origin may).
+ */
+function decodes(handle: CoreHandle, batch: Uint8Array): boolean {
+  try {
+    handle.splitOps(batch, 0xffff_ffff);
+    return true;
+  } catch (e) {
+    return fromCore(e).code === "UNSUPPORTED_VERSION";
+  }
+}
+
 function corrupt(e: unknown): null {
   if ((e as { code?: unknown })?.code === "CHECKSUM") return null;
   throw e;
