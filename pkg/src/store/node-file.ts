@@ -28,6 +28,8 @@ export class NodeFileStorage implements StorageAdapter {
     return join(this.dir, encodeName(key) + ".bin");
   }
 
+  private swept = false;
+
   /** Take the lock `name`; `STORE_LOCKED`, naming the holder, while a live writer has it. */
   async lock(name: string): Promise<StorageLock> {
     await mkdir(this.dir, { recursive: true });
@@ -86,6 +88,11 @@ export class NodeFileStorage implements StorageAdapter {
   }
 
   async list(prefix: string): Promise<string[]> {
+    // Opening a store lists it first: dead writers' leftovers go then, before any write.
+    if (!this.swept) {
+      this.swept = true;
+      await sweepTemporaries(this.dir);
+    }
     let names: string[];
     try {
       names = await readdir(this.dir);
