@@ -15,6 +15,26 @@ export interface EncryptionOptions {
    * key is lost data. Every device of a user that syncs needs the same key.
    */
   key: Uint8Array | CryptoKey;
+  /**
+   * Keys the user's memories were sealed with before a {@link Engram.rekey} (on this or
+   * another device): what the origin still holds sealed with one of them is read with it.
+   * The store itself is always read and written with `key`.
+   */
+  previousKeys?: (Uint8Array | CryptoKey)[];
+}
+
+/** A key as the store uses it, with its bytes where they are known (a 32-byte key, or an extractable `CryptoKey`). */
+export interface StoreKey {
+  key: CryptoKey;
+  raw: Uint8Array | undefined;
+}
+
+/** `key` checked and imported, with its bytes where they can be had ({@link StoreKey}). */
+export async function importStoreKey(key: unknown): Promise<StoreKey> {
+  const k = await importEncryptionKey({ key } as EncryptionOptions);
+  if (key instanceof Uint8Array) return { key: k, raw: key.slice() };
+  const raw = k.extractable ? new Uint8Array(await crypto.subtle.exportKey("raw", k)) : undefined;
+  return { key: k, raw };
 }
 
 /** The `EngramInputError` code of every key problem: no key, another key, a key where none was used. */

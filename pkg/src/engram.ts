@@ -32,7 +32,7 @@ import { Session } from "./store/session.js";
 import { sessionHooks } from "./store/session-hooks.js";
 import { SyncClient, type SyncReport } from "./sync/client.js";
 import { seedSync, syncHooks } from "./sync/hooks.js";
-import { importEncryptionKey } from "./encryption.js";
+import { importEncryptionKey, importStoreKey, keyError, type EncryptionOptions } from "./encryption.js";
 import { EncryptedStorage, encryptedStore } from "./store/encrypted.js";
 import { MemoryStorage } from "./store/memory.js";
 import type { StorageAdapter } from "./store/types.js";
@@ -76,8 +76,8 @@ export class Engram {
     private readonly persistence: Persistence,
     private readonly replica: number,
     storage: StorageAdapter,
-    prefix: string,
-    encryptionKey: CryptoKey | undefined,
+    private readonly prefix: string,
+    private readonly sealed: { store: EncryptedStorage | undefined; previous: CryptoKey[] },
   ) {
     this.vectors = new Vectors(opts.embedder === undefined ? defaultEmbedder() : opts.embedder || undefined);
     const lock = new WriterLock(prefix, storage);
@@ -91,7 +91,10 @@ export class Engram {
     this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
     this.library = new Library(this.life, this.vectors, scope.tenant, opts.sync !== undefined);
     this.learner = new Learner(this.writer.learnerHooks());
-    if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, encryptionKey));
+    if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, {
+      current: () => sealed.store?.key,
+      all: () => (sealed.store ? [sealed.store.key, ...sealed.previous] : sealed.previous),
+    }));
     this.life.onWritten = (type) => type !== "pull" && this.syncClient?.poke();
   }
 
@@ -106,14 +109,16 @@ export class Engram {
     const storage = opts.storage ?? new MemoryStorage();
     const prefix = opts.namespace ?? `engram/${tenant}/${opts.user}/`;
     // Encryption at rest: a wrong or missing key is refused here, before anything is read or locked.
-    const key = opts.encryption === undefined ? undefined : await importEncryptionKey(opts.encryption);
+    const key = opts.encryption === undefined ? undefined : await importStoreKey((opts.encryption as { key?: unknown } | null)?.key);
+    const previous = await previousKeys(opts.encryption);
     const stored = await encryptedStore(storage, prefix, key);
     const persistence = new Persistence(stored, prefix, opts.compactEvery ?? 100);
     if (stored instanceof EncryptedStorage && stored.repairedMark) persistence.noteDamaged("meta/encryption");
+    persistence.rekeyFinished = stored instanceof EncryptedStorage && stored.finishedRekey;
     persistence.outbox = opts.sync !== undefined;
     persistence.storageLost = (await (storage as StorageAdapter).discarded?.()) ?? false;
     const replica = await persistence.replica();
-    const e = new Engram(opts, scope, persistence, replica, storage, prefix, key);
+    const e = new Engram(opts, scope, persistence, replica, storage, prefix, { store: stored instanceof EncryptedStorage ? stored : undefined, previous });
     const { life } = e;
     await life.lock.exclusive(async () => {
       // The first open with sync queues the store's whole state (a write: under the lock).
@@ -303,6 +308,29 @@ export class Engram {
   }
 
   /**
+   * Give an encrypted store a new key: every stored value is sealed again with `newKey`
+   * (32 bytes, or an extractable AES-GCM `CryptoKey`), and what sync sends from now on is
+   * sealed with it. Stopped at any point (a crash, kill -9), the store opens with either
+   * key and the open finishes the rotation (`openReport.rekeyFinished`); once it is done,
+   * only `newKey` opens it. The old key stays with this instance to read what the origin
+   * still holds sealed with it; other devices: see docs/encryption.md. `ENCRYPTION_KEY`
+   * on a store that is not encrypted; `INVALID_INPUT` for a bad key.
+   */
+  async rekey(newKey: Uint8Array | CryptoKey): Promise<void> {
+    this.life.assertOpen();
+    const store = this.sealed.store;
+    if (!store) throw keyError("rekey: this store is not encrypted (open it with encryption: { key } to encrypt a new one)");
+    const next = await importStoreKey(newKey);
+    await this.life.mutate("session", async () => {
+      await this.life.lock.ensure();
+      const old = store.key;
+      await store.rekey(this.prefix, next);
+      this.sealed.previous.unshift(old);
+      return { value: undefined, ids: [] };
+    });
+  }
+
+  /**
    * Sync with the origin now: push every local change it has not accepted, pull and apply
    * the user's changes from elsewhere. Rejects with an `EngramIoError` (`SYNC_NETWORK`,
    * `SYNC_UNAVAILABLE`, `SYNC_UNAUTHORIZED`, …); nothing is lost on failure — run it again.
@@ -377,3 +405,11 @@ export class Engram {
 }
 
 export type { Hit };
+
+/** `encryption.previousKeys`, checked and imported. */
+async function previousKeys(opts: EncryptionOptions | undefined): Promise<CryptoKey[]> {
+  const keys = (opts as { previousKeys?: unknown } | null | undefined)?.previousKeys;
+  if (keys === undefined) return [];
+  if (!Array.isArray(keys)) throw new EngramInputError("INVALID_INPUT", "encryption.previousKeys must be an array of keys");
+  return Promise.all(keys.map((key) => importEncryptionKey({ key } as EncryptionOptions)));
+}

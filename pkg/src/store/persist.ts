@@ -30,6 +30,11 @@ export interface OpenReport {
    * origin had accepted.
    */
   storageLost: boolean;
+  /**
+   * Opening finished a key rotation ({@link Engram.rekey}) that a stopped process began:
+   * the store's key is now the new one, whichever of the two it was opened with.
+   */
+  rekeyFinished: boolean;
 }
 
 /** A local op batch not yet accepted by the origin. */
@@ -71,6 +76,8 @@ export class Persistence {
   private unseeded = false;
   /** Set once on open from the adapter's {@link StorageAdapter.discarded}; every report carries it. */
   storageLost = false;
+  /** Set before `open` when the encrypted store finished a rotation (see {@link OpenReport.rekeyFinished}). */
+  rekeyFinished = false;
   /** Meta documents found unreadable (see {@link Persistence.getMeta}). */
   private readonly damaged = new Set<string>();
 
@@ -134,7 +141,7 @@ export class Persistence {
 
   /** Load the engine: newest valid snapshot + every op batch after it. */
   async open(fresh: () => CoreHandle): Promise<{ handle: CoreHandle; report: OpenReport }> {
-    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost };
+    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost, rekeyFinished: this.rekeyFinished };
     let handle: CoreHandle | undefined;
     let base = 0;
     for (const gen of ["current", "previous"] as const) {

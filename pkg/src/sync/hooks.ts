@@ -11,8 +11,16 @@ import { EngramDataError, EngramError } from "../errors.js";
 import { TENANT_LOGS, type Cursors, type OutgoingBatch, type SyncErrorEvent, type SyncEvent, type SyncHooks, type SyncQuarantineEvent, type TenantLog } from "./client.js";
 import { fromOrigin, opaqueContext, toOrigin } from "./opaque.js";
 
-/** The sync client's hooks; `key` is `open({ encryption })`'s key, if any. */
-export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope, replica: number, key: CryptoKey | undefined): SyncHooks {
+/** The keys sync seals with and opens with (they change with `Engram.rekey`). */
+export interface SyncKeys {
+  /** The store's key, if it is encrypted: what leaves is sealed with it. */
+  current(): CryptoKey | undefined;
+  /** Keys pulled texts are tried with: the current key, then earlier ones. */
+  all(): CryptoKey[];
+}
+
+/** The sync client's hooks; `keys` are `open({ encryption })`'s, if any. */
+export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope, replica: number, keys: SyncKeys): SyncHooks {
   const aad = opaqueContext(scope.tenant, scope.user);
   return {
     replica,
@@ -25,6 +33,7 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
           const parts = b.bytes.length > partBytes ? (life.call(() => life.handle.splitOps(b.bytes, partBytes)) as Uint8Array[]) : [b.bytes];
           for (const [part, bytes] of parts.entries()) {
             // Encrypted: the outbox keeps batches as written; what leaves has opaque texts.
+            const key = keys.current();
             const sent = key ? await toOrigin(bytes, key, aad) : bytes;
             out.push(parts.length === 1 ? { ...b, bytes: sent } : { ...b, bytes: sent, part, parts: parts.length });
           }
@@ -47,7 +56,7 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
     apply: async (pulled: Uint8Array[]) => {
       // Opaque texts decrypted first: a batch that needs another key fails the pull whole.
       const batches: Uint8Array[] = [];
-      for (const b of pulled) batches.push(await fromOrigin(b, key, aad));
+      for (const b of pulled) batches.push(await fromOrigin(b, keys.all(), aad));
       return life.mutate("pull", async () => {
         let n = 0;
         for (const b of batches) {

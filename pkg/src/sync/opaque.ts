@@ -28,22 +28,29 @@ export async function toOrigin(batch: Uint8Array, key: CryptoKey, aad: Uint8Arra
 }
 
 /**
- * A pulled op batch as it was written: opaque texts decrypted. A batch with opaque texts
- * and no key, or one they do not open with, is `ENCRYPTION_KEY` (nothing is applied).
+ * A pulled op batch as it was written: opaque texts decrypted with the first of `keys`
+ * they open with. A batch with opaque texts and no key, or none they open with, is
+ * `ENCRYPTION_KEY` (nothing is applied).
  */
-export async function fromOrigin(batch: Uint8Array, key: CryptoKey | undefined, aad: Uint8Array): Promise<Uint8Array> {
+export async function fromOrigin(batch: Uint8Array, keys: CryptoKey[], aad: Uint8Array): Promise<Uint8Array> {
   // Strings are plain UTF-8 in the core's codec: no prefix in the bytes, no opaque text.
   if (!contains(batch, NEEDLE)) return batch;
   const texts = core(() => opaqueParts(batch, false)).map((t) => new TextDecoder().decode(t));
   if (texts.length === 0) return batch;
-  if (!key) throw keyError("the origin holds memories another device of this user encrypted: open with encryption: { key }, the same key");
+  if (keys.length === 0) throw keyError("the origin holds memories another device of this user encrypted: open with encryption: { key }, the same key");
   const payloads = await Promise.all(
     texts.map(async (t) => {
-      try {
-        return await decrypt(key, fromBase64(t.slice(PREFIX.length)), aad);
-      } catch (e) {
-        throw keyError("memories pulled from the origin do not open with this encryption key: every device of a user needs the same key", e);
+      const sealed = fromBase64(t.slice(PREFIX.length));
+      // The store's key first, then the keys it had before a rotation (`previousKeys`).
+      let last: unknown;
+      for (const key of keys) {
+        try {
+          return await decrypt(key, sealed, aad);
+        } catch (e) {
+          last = e;
+        }
       }
+      throw keyError("memories pulled from the origin do not open with this encryption key (nor a previous one): every device of a user needs the same key; after a rekey, pass the old one in encryption.previousKeys", last);
     }),
   );
   return core(() => opaqueJoin(batch, false, payloads));
