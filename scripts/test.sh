@@ -66,6 +66,9 @@ env -u MONGODB_URI -u ENGRAM_MONGO_PORT bash scripts/test-worker.sh
 step "SDK tests (node:test, the real wasm in Node; integrations, CLI)"
 (cd pkg && node --test test/)
 
+step "bench gate: ratios against peers measured in the same run, none 2× worse than pkg/bench/baseline.json"
+(cd pkg && node bench/gate.mjs)
+
 step "package test: npm pack → fresh Node project → smoke"
 bash scripts/package-test.sh
 
