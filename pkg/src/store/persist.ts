@@ -13,10 +13,10 @@
  */
 import { EngramHandle, type CoreHandle } from "../core.js";
 import { fromCore } from "../errors.js";
+import { corrupt, decodes, HEADER, outboxBatch, outboxEntry, readHeader, readOutboxEntry, withHeader } from "./stored.js";
 import type { StorageAdapter } from "./types.js";
 
 const SEQ_DIGITS = 16;
-const HEADER = 16;
 
 /** What opening found in storage. */
 export interface OpenReport {
@@ -48,9 +48,6 @@ export interface OutboxBatch {
   id: string;
   bytes: Uint8Array;
 }
-
-/** An outbox entry: `"ENGQ"`, u16 LE id length, the frame id (UTF-8), then the op batch. */
-const OUTBOX_MAGIC = [0x45, 0x4e, 0x47, 0x51]; // "ENGQ"
 
 /** The meta entry holding why each quarantined batch was set aside. */
 const QUARANTINE = "quarantine";
@@ -313,13 +310,7 @@ export class Persistence {
   }
 
   private outboxEntry(seq: number, ops: Uint8Array): Uint8Array {
-    const id = new TextEncoder().encode(`${this.replicaId}-${seq}`);
-    const out = new Uint8Array(6 + id.length + ops.length);
-    out.set(OUTBOX_MAGIC, 0);
-    new DataView(out.buffer).setUint16(4, id.length, true);
-    out.set(id, 6);
-    out.set(ops, 6 + id.length);
-    return out;
+    return outboxEntry(`${this.replicaId}-${seq}`, ops);
   }
 
   /** Local batches the origin has not accepted yet, oldest first. */
@@ -334,9 +325,9 @@ export class Persistence {
       const entry = await this.storage.get(k);
       if (!entry) continue;
       const seq = Number(k.slice(-SEQ_DIGITS));
-      if (entry.length >= 6 && OUTBOX_MAGIC.every((b, i) => entry[i] === b)) {
-        const n = new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint16(4, true);
-        out.push({ seq, id: new TextDecoder().decode(entry.subarray(6, 6 + n)), bytes: entry.subarray(6 + n) });
+      const read = readOutboxEntry(entry);
+      if (read.id !== undefined) {
+        out.push({ seq, id: read.id, bytes: read.bytes });
       } else {
         // Written by an older version: the bare batch, named by the replica id it stored.
         legacy ??= (await this.storedReplica()) ?? this.replicaId;
@@ -412,31 +403,6 @@ export class Persistence {
   }
 }
 
-/** A value that exists but cannot be read (`CHECKSUM` from an encrypted store) is `null`; other storage errors stay errors. */
-/** The op batch of an outbox entry (an entry of an older version is the bare batch). */
-function outboxBatch(entry: Uint8Array): Uint8Array {
-  if (entry.length < 6 || !OUTBOX_MAGIC.every((b, i) => entry[i] === b)) return entry;
-  return entry.subarray(6 + new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint16(4, true));
-}
-
-/**
- * Whether `batch` decodes as an op batch (checked by the core's codec, not applied). A
- * batch of a newer format counts as sound: a later version reads it (and the origin may).
- */
-function decodes(handle: CoreHandle, batch: Uint8Array): boolean {
-  try {
-    handle.splitOps(batch, 0xffff_ffff);
-    return true;
-  } catch (e) {
-    return fromCore(e).code === "UNSUPPORTED_VERSION";
-  }
-}
-
-function corrupt(e: unknown): null {
-  if ((e as { code?: unknown })?.code === "CHECKSUM") return null;
-  throw e;
-}
-
 /** The meta document that says the store's whole state was queued for the origin. */
 const SEEDED = "sync-seeded";
 
@@ -450,24 +416,4 @@ function freshReplica(): number {
 /** Load a snapshot as the engine of replica `replica` (its clock kept, restamped with the id). */
 export function engineFromSnapshot(bytes: Uint8Array, replica: number): CoreHandle {
   return EngramHandle.fromSnapshot(bytes, replica);
-}
-
-function withHeader(seq: number, body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(HEADER + body.length);
-  const v = new DataView(out.buffer);
-  for (const at of [0, 8]) {
-    v.setUint32(at, seq % 2 ** 32, true);
-    v.setUint32(at + 4, Math.floor(seq / 2 ** 32), true);
-  }
-  out.set(body, HEADER);
-  return out;
-}
-
-/** The sequence number a snapshot covers; undefined when the two copies disagree. */
-function readHeader(bytes: Uint8Array): number | undefined {
-  if (bytes.length < HEADER) return undefined;
-  const v = new DataView(bytes.buffer, bytes.byteOffset, HEADER);
-  const a = v.getUint32(0, true) + v.getUint32(4, true) * 2 ** 32;
-  const b = v.getUint32(8, true) + v.getUint32(12, true) * 2 ** 32;
-  return a === b ? a : undefined;
 }
