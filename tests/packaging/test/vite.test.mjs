@@ -1,7 +1,7 @@
 // The packed tarball under Vite: a production build and the dev server, each run in Chromium.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build, createServer, preview } from "vite";
 import * as vite6 from "vite6";
@@ -134,5 +134,34 @@ test("Vite 6 (Rollup) production build: the same assets, runs in Chromium", asyn
     checkSmoke(assert, result);
   } finally {
     await server.close();
+  }
+});
+
+test("the tarball README's cl100k snippet, as written, builds under Vite and counts exactly in Chromium", async () => {
+  const readme = readFileSync(join(fixtures, "node_modules", "engram", "README.md"), "utf8");
+  const snippet = readme.match(/```js\n(import cl100k from "engram\/assets\/cl100k_base\.engtok\?url";[\s\S]*?)```/)?.[1];
+  assert.ok(snippet, "the README has the cl100k snippet");
+  const root = mkdtempSync(join(fixtures, "cl100k-"));
+  try {
+    writeFileSync(join(root, "index.html"), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="./main.js"></script>');
+    writeFileSync(join(root, "main.js"), `import { Engram, MemoryStorage } from "engram";\nconst user = "vite-cl100k";\n${snippet}\nawait mem.tokenizerReady();\nwindow.__smoke = mem.countTokens("hello world, 你好世界");\n`);
+    const outDir = join(root, "dist");
+    await build({ ...quiet, root, build: { outDir, emptyOutDir: true } });
+    const emitted = readdirSync(join(outDir, "assets"));
+    assert.equal(emitted.filter((f) => /^cl100k_base.*\.engtok$/.test(f)).length, 1, `the ?url import emits cl100k: ${emitted.join(" ")}`);
+    const port = await freePort();
+    const server = await preview({ ...quiet, root, build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+    try {
+      const { result, errors } = await runSmokePage(browser, `http://127.0.0.1:${port}/`);
+      assert.deepEqual(errors, []);
+      // js-tiktoken counts this text as 9 tokens in cl100k_base and 6 in o200k_base: the
+      // count is cl100k's, so the table the snippet names is the one in use.
+      assert.equal(result.exact, true, JSON.stringify(result));
+      assert.equal(result.tokens, 9, JSON.stringify(result));
+    } finally {
+      await server.close();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });
