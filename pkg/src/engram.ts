@@ -34,8 +34,8 @@ import { SyncClient, type SyncReport } from "./sync/client.js";
 import { seedSync, syncHooks } from "./sync/hooks.js";
 import { importEncryptionKey, importStoreKey, keyError, type EncryptionOptions } from "./encryption.js";
 import { EncryptedStorage, encryptedStore } from "./store/encrypted.js";
-import { MemoryStorage } from "./store/memory.js";
-import type { StorageAdapter } from "./store/types.js";
+import { MemoryStorage } from "./storage/memory.js";
+import type { StorageAdapter } from "./storage/types.js";
 import type { ChatTurn, Context, EntityRef, GraphAnswer, GraphQuery, Hit, ListFilter, MemoryInput, MemoryRecord, QuarantinedBatch, Recall, Resolution, Scope, TokenCount, WriteOutcome } from "./types.js";
 import { WriterLock } from "./store/writer-lock.js";
 import { Writer, checkText, type Written } from "./write/remember.js";
@@ -117,6 +117,7 @@ export class Engram {
     persistence.rekeyFinished = stored instanceof EncryptedStorage && stored.finishedRekey;
     persistence.outbox = opts.sync !== undefined;
     persistence.storageLost = (await (storage as StorageAdapter).discarded?.()) ?? false;
+    persistence.storageRestored = (await (storage as StorageAdapter).restored?.()) ?? 0;
     const replica = await persistence.replica();
     const e = new Engram(opts, scope, persistence, replica, storage, prefix, { store: stored instanceof EncryptedStorage ? stored : undefined, previous });
     const { life } = e;

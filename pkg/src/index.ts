@@ -17,11 +17,11 @@ export type { Profile, ProfileUpdate, ProfileSettings, ProfileRule, ProfileFact,
 export { Session, type SessionMetadata } from "./store/session.js";
 export type { SyncOptions, SyncReport, SyncEvent, SyncErrorEvent, SyncQuarantineEvent } from "./sync/client.js";
 export { encodeFrames, decodeFrames, type Frame } from "./sync/frames.js";
-export type { StorageAdapter } from "./store/types.js";
+export type { StorageAdapter } from "./storage/types.js";
 export type { EncryptionOptions } from "./encryption.js";
-export { MemoryStorage } from "./store/memory.js";
-export { IndexedDbStorage } from "./store/indexeddb.js";
-export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from "./store/cloudflare.js";
+export { MemoryStorage } from "./storage/memory.js";
+export { IndexedDbStorage } from "./storage/indexeddb.js";
+export { KvStorage, D1Storage, type KvNamespaceLike, type D1DatabaseLike } from "./storage/cloudflare.js";
 export type { Embedder } from "./embed/types.js";
 export { OpenAiEmbedder, type OpenAiEmbedderOptions } from "./embed/openai.js";
 export { StaticEmbedder, defaultEmbedder, DEFAULT_EMBED_TABLE } from "./embed/static.js";

@@ -7,7 +7,7 @@ import type { Embedder } from "./embed/types.js";
 import type { EncryptionOptions } from "./encryption.js";
 import type { EngramError } from "./errors.js";
 import type { Extractor } from "./knowledge/extract/llm.js";
-import type { StorageAdapter } from "./store/types.js";
+import type { StorageAdapter } from "./storage/types.js";
 import type { SyncOptions } from "./sync/client.js";
 import type { EncodingName, TableSource } from "./context/tokens.js";
 import type { Kind } from "./types.js";

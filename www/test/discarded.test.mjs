@@ -9,7 +9,8 @@
 // IndexedDB, acknowledged writes and all. engram cannot stop the browser doing that, so
 // `IndexedDbStorage` notes each database it opens in the origin private file system (not in
 // IndexedDB) and `Engram.open` reports `openReport.storageLost` when a noted database comes
-// back new. Here the torn header is written into the log of a stopped browser, as the kill
+// back new; its second copy of every value, in the same file system, is put back
+// (`openReport.storageRestored`). Here the torn header is written into the log of a stopped browser, as the kill
 // leaves it, and the same report is checked against a deletion made with the raw API and
 // one made on purpose with `IndexedDbStorage.destroy`.
 import { test } from "node:test";
@@ -23,9 +24,9 @@ const { skip } = fixture;
 const profile = (tag) => fixture.profile(tag);
 
 /** A new page of the fixture on `b`, the store `db` opened on it; its open report and memories. */
-async function reopen(b, db) {
+async function reopen(b, db, options = {}) {
   const page = await harnessPage(b.context, fixture.site.url);
-  const { report } = await openStore(page, db, 100);
+  const { report } = await openStore(page, db, 100, options);
   const texts = (await page.evaluate(() => window.harness.list())).map((r) => r.text).sort();
   return { page, report, texts };
 }
@@ -46,7 +47,7 @@ function leveldbLog(profileDir) {
 
 const NOTES = ["Prefers green tea in the morning", "Is training for a marathon in April", "Works on the billing service"];
 
-test("a store Chromium deletes after a torn log record opens reporting storageLost, not silently empty", { skip, timeout: 120_000 }, async (t) => {
+test("a store Chromium deletes after a torn log record opens reporting storageLost, with every note back from the second copy", { skip, timeout: 120_000 }, async (t) => {
   const dir = profile("torn");
   const db = "engram-discarded-torn";
   let b = await startChromium(dir);
@@ -76,9 +77,10 @@ test("a store Chromium deletes after a torn log record opens reporting storageLo
     b = await startChromium(dir);
     ({ report, texts } = await reopen(b, db));
     if (await b.deletedCorruptDatabase(0)) {
-      assert.deepEqual(texts, [], "the browser's deletion took every note");
-      assert.equal(report.storageLost, true, "Chromium deleted the database and the SDK opened it silently empty");
-      t.diagnostic(`Chromium deleted the database as corrupt (the torn header at byte ${size} of its log, the next start's records after it up to byte ${appended}); the SDK reported storageLost`);
+      assert.equal(report.storageLost, true, "Chromium deleted the database and the SDK did not say so");
+      assert.ok(report.storageRestored > 0, `the second copy was put back: ${JSON.stringify(report)}`);
+      assert.deepEqual(texts, [...NOTES, "Moved to Lisbon in May"].sort(), "every acknowledged note is back from the second copy");
+      t.diagnostic(`Chromium deleted the database as corrupt (the torn header at byte ${size} of its log, the next start's records after it up to byte ${appended}); the SDK reported storageLost and put back ${report.storageRestored} values`);
     } else {
       // A Chromium that no longer deletes: nothing lost, and nothing of the report tested here.
       assert.deepEqual(texts, [...NOTES, "Moved to Lisbon in May"].sort());
@@ -90,7 +92,7 @@ test("a store Chromium deletes after a torn log record opens reporting storageLo
   }
 });
 
-test("a database deleted behind engram's back is reported lost once; one deleted with IndexedDbStorage.destroy is not", { skip, timeout: 60_000 }, async () => {
+test("a database deleted behind engram's back is reported lost once and put back; one deleted with IndexedDbStorage.destroy is not", { skip, timeout: 60_000 }, async () => {
   const db = "engram-discarded-raw";
   const b = await startChromium(profile("raw"));
   try {
@@ -104,21 +106,44 @@ test("a database deleted behind engram's back is reported lost once; one deleted
     let texts;
     ({ page, report, texts } = await reopen(b, db));
     assert.equal(report.storageLost, true, "the raw deletion is reported");
-    assert.deepEqual(texts, []);
+    assert.ok(report.storageRestored > 0, JSON.stringify(report));
+    assert.deepEqual(texts, NOTES.slice(0, 2).sort(), "and what it held is back from the second copy");
     await remember(page, NOTES.slice(2));
     await page.evaluate(() => window.harness.close());
     await page.close();
 
     ({ page, report, texts } = await reopen(b, db));
     assert.equal(report.storageLost, false, "the next open finds the database it recreated: nothing more was lost");
-    assert.deepEqual(texts, NOTES.slice(2));
+    assert.equal(report.storageRestored, 0);
+    assert.deepEqual(texts, [...NOTES].sort());
     await page.evaluate(() => window.harness.close());
     await page.evaluate((name) => window.harness.destroy(name), db);
     await page.close();
 
     ({ report, texts } = await reopen(b, db));
     assert.equal(report.storageLost, false, "a deletion through IndexedDbStorage.destroy is meant, not lost");
+    assert.equal(report.storageRestored, 0, "and its second copy went with it");
     assert.deepEqual(texts, []);
+  } finally {
+    await b.kill().catch(() => undefined);
+  }
+});
+
+test("without the second copy (secondCopy: false) a deleted database is still reported lost, and opens empty", { skip, timeout: 60_000 }, async () => {
+  const db = "engram-discarded-nocopy";
+  const b = await startChromium(profile("nocopy"));
+  try {
+    let { page, report } = await reopen(b, db, { secondCopy: false });
+    await remember(page, NOTES.slice(0, 2));
+    await page.evaluate(() => window.harness.close());
+    await page.evaluate((name) => window.harness.deleteRaw(name), db);
+    await page.close();
+    let texts;
+    ({ page, report, texts } = await reopen(b, db, { secondCopy: false }));
+    assert.equal(report.storageLost, true, "the deletion is reported");
+    assert.equal(report.storageRestored, 0);
+    assert.deepEqual(texts, [], "there is no copy to put back");
+    await page.evaluate(() => window.harness.close());
   } finally {
     await b.kill().catch(() => undefined);
   }

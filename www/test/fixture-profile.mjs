@@ -161,8 +161,8 @@ export async function harnessPage(context, url) {
 export const within = (p, ms, what) =>
   Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer in ${ms} ms`)), ms).unref())]);
 
-export async function openStore(page, db, compactEvery, { writeBehindMs } = {}) {
-  const opened = await within(page.evaluate((o) => window.harness.open(o), { db, user: USER, compactEvery, writeBehindMs }), 30_000, "Engram.open on IndexedDB");
+export async function openStore(page, db, compactEvery, { writeBehindMs, secondCopy } = {}) {
+  const opened = await within(page.evaluate((o) => window.harness.open(o), { db, user: USER, compactEvery, writeBehindMs, secondCopy }), 30_000, "Engram.open on IndexedDB");
   assert.equal(opened.adapter, writeBehindMs ? "WriteBehindIndexedDb" : "IndexedDbStorage");
   assert.ok(opened.indexedDb, "the store is the IndexedDB adapter on the page's real indexedDB");
   assert.ok(opened.locks, "Web Locks are available (the SDK's cross-tab guard is in play)");

@@ -142,3 +142,36 @@ fn the_turn_being_answered_is_not_recalled_as_a_memory_of_itself() {
     assert!(hits.iter().all(|h| h.record.text != asked), "{:?}", hits.iter().map(|h| &h.record.text).collect::<Vec<_>>());
     assert!(hits.iter().any(|h| h.record.text == "User is allergic to peanuts"));
 }
+
+#[test]
+fn in_a_store_past_five_thousand_memories_paraphrases_still_reinforce_and_different_people_stay_apart() {
+    // From 4,096 memory vectors on, near duplicates are looked for among the memories
+    // sharing a rare word (the words index), not by a scan of every vector.
+    let emb = load_default_table();
+    let (mut e, s) = engine();
+    let filler: Vec<MemoryInput> = (0..5_000).map(|i| {
+        let text = format!("Weekly note {i} on the team schedule and the shared calendar");
+        MemoryInput::fact(text.clone()).with_embedding(emb.embed(&text))
+    }).collect();
+    for chunk in filler.chunks(1_000) {
+        e.remember_many(&s, chunk.to_vec(), T0).expect("filler");
+    }
+    assert!(e.count(&s).expect("count") >= 4_096);
+    let mut at = T0 + 10;
+    for name in ["Alice", "Zhang Wei", "Olivia", "Diego"] {
+        for (a, b) in [("{} is allergic to peanuts", "{} is very allergic to peanuts"), ("{} has a dog named Rex", "{} has a dog called Rex"), ("{} works as a nurse at the hospital", "{} works as a nurse in the hospital")] {
+            let (a, b) = (a.replace("{}", name), b.replace("{}", name));
+            let first = e.remember(&s, MemoryInput::fact(a.clone()).with_embedding(emb.embed(&a)), at).expect("a");
+            let second = e.remember(&s, MemoryInput::fact(b.clone()).with_embedding(emb.embed(&b)), at + 1).expect("b");
+            at += 2;
+            assert_eq!((second.action, &second.id), (WriteAction::Reinforced, &first.id), "{a:?} / {b:?}");
+        }
+    }
+    for (a, b) in [("Bruno is allergic to shellfish", "Chloe is allergic to shellfish"), ("Liu Yang lives in Chengdu", "Chen Yang lives in Chengdu")] {
+        let first = e.remember(&s, MemoryInput::fact(a).with_embedding(emb.embed(a)), at).expect("a");
+        let second = e.remember(&s, MemoryInput::fact(b).with_embedding(emb.embed(b)), at + 1).expect("b");
+        at += 2;
+        assert_eq!(second.action, WriteAction::Inserted, "{a:?} / {b:?}");
+        assert_ne!(first.id, second.id);
+    }
+}

@@ -18,4 +18,4 @@ setTableLocator(async (enc) => new Uint8Array(await readFile(TABLES[enc]())));
 setEmbedTableLocator(async () => new Uint8Array(await readFile(new URL("../../assets/minilm-l6-v2-static-256.engemb", import.meta.url))));
 
 export * from "../index.js";
-export { NodeFileStorage } from "../store/node-file.js";
+export { NodeFileStorage } from "../storage/node-file.js";

@@ -10,7 +10,7 @@
  */
 import { EngramDataError, EngramInputError } from "../errors.js";
 import { decrypt, encrypt, fromBase64, importEncryptionKey, keyError, toBase64, utf8, type StoreKey } from "../encryption.js";
-import type { StorageAdapter, StorageLock } from "./types.js";
+import type { StorageAdapter, StorageLock } from "../storage/types.js";
 
 const MAGIC = [0x45, 0x4e, 0x47, 0x58]; // "ENGX"
 const VERSION = 1;

@@ -14,7 +14,7 @@
 import { EngramHandle, type CoreHandle } from "../core.js";
 import { fromCore } from "../errors.js";
 import { corrupt, decodes, HEADER, outboxBatch, outboxEntry, readHeader, readOutboxEntry, withHeader } from "./stored.js";
-import type { StorageAdapter } from "./types.js";
+import type { StorageAdapter } from "../storage/types.js";
 
 const SEQ_DIGITS = 16;
 
@@ -30,6 +30,12 @@ export interface OpenReport {
    * origin had accepted.
    */
   storageLost: boolean;
+  /**
+   * With {@link storageLost}: how many stored values the storage put back from its second
+   * copy (`IndexedDbStorage` keeps one in the origin private file system), so that what
+   * the deleted database held is there again. 0 when nothing was put back.
+   */
+  storageRestored: number;
   /**
    * Opening finished a key rotation ({@link Engram.rekey}) that a stopped process began:
    * the store's key is now the new one, whichever of the two it was opened with.
@@ -73,6 +79,8 @@ export class Persistence {
   private unseeded = false;
   /** Set once on open from the adapter's {@link StorageAdapter.discarded}; every report carries it. */
   storageLost = false;
+  /** Set once on open from the adapter's {@link StorageAdapter.restored}. */
+  storageRestored = 0;
   /** Set before `open` when the encrypted store finished a rotation (see {@link OpenReport.rekeyFinished}). */
   rekeyFinished = false;
   /** Meta documents found unreadable (see {@link Persistence.getMeta}). */
@@ -138,7 +146,7 @@ export class Persistence {
 
   /** Load the engine: newest valid snapshot + every op batch after it. */
   async open(fresh: () => CoreHandle): Promise<{ handle: CoreHandle; report: OpenReport }> {
-    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost, rekeyFinished: this.rekeyFinished };
+    const report: OpenReport = { snapshot: "none", replayedBatches: 0, corrupt: [], storageLost: this.storageLost, storageRestored: this.storageRestored, rekeyFinished: this.rekeyFinished };
     let handle: CoreHandle | undefined;
     let base = 0;
     for (const gen of ["current", "previous"] as const) {

@@ -5,7 +5,7 @@
  * @module
  */
 import { EngramError, EngramIoError } from "../errors.js";
-import type { StorageAdapter, StorageLock } from "./types.js";
+import type { StorageAdapter, StorageLock } from "../storage/types.js";
 
 /**
  * The part of the Web Locks API (DOM's `LockManager`) used here, declared so that these

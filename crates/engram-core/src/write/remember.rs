@@ -252,6 +252,16 @@ fn exact_duplicate(part: &Partition, input: &MemoryInput, hash: u64, sealed: &[S
 
 /// How many of the nearest memories by vector a new one is compared with by text.
 const NEAR_DUPLICATE_CANDIDATES: usize = 8;
+/// From this many memory vectors on, near duplicates are looked for among the memories
+/// sharing a rare word with the new one. Below, the exact scan of every vector costs no
+/// more than the rest of a write (4,096 int8 rows of 384 dimensions: about 0.1 ms in wasm),
+/// so a write's cost stays flat from the first memory on (`pkg/bench/writes.mjs`).
+const INDEXED_DEDUP_ROWS: usize = 4_096;
+/// A word is rare when at most one memory in this many holds it, and at least
+/// [`MIN_RARE_DF`] may: a name or a number, not "discuss" (candidates stay a fraction of
+/// a percent of the store).
+const RARE_SHARE: usize = 200;
+const MIN_RARE_DF: usize = 64;
 
 /// 2. A near duplicate — only for unkeyed memories (same-key different-text is a conflict),
 ///    and only with the same numbers, polarity, subjects and most words ([`Substance`]).
@@ -260,12 +270,22 @@ fn near_duplicate(part: &Partition, input: &MemoryInput, threshold: f32, now: Mi
         return None;
     }
     let (v, ix) = (input.embedding.as_ref()?, part.vectors(Pool::Memories)?);
+    let candidate = |s: u32| part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now));
     // The nearest few by vector, then their texts: comparing texts with every neighbour
     // above the threshold made a write linear in the store's texts when many are alike
     // ("Shipment 1 …", "Shipment 2 …": 10k of them took minutes).
-    let near = ix.search(v, NEAR_DUPLICATE_CANDIDATES, threshold, |s| {
-        part.at(s).is_some_and(|r| r.kind.is_memory() && r.key.is_none() && r.is_current() && !r.is_expired(now))
-    });
+    let near = if ix.len() < INDEXED_DEDUP_ROWS {
+        ix.search(v, NEAR_DUPLICATE_CANDIDATES, threshold, candidate)
+    } else {
+        // A large store: the memories that share a word with the new one that few hold
+        // (the words index), scored by vector, so that a write costs what those words
+        // hold, not a pass over every vector (a scan made a write at 100k memories 10×
+        // dearer than at 1k). A near duplicate must agree on its names, places and numbers
+        // anyway (`Substance`), and those are its rare words; a paraphrase sharing none
+        // is stored beside the other, not merged.
+        let rare = part.bm25(Pool::Memories).rare_holders(&input.text, (ix.len() / RARE_SHARE).max(MIN_RARE_DF));
+        ix.search_among(v, &rare, NEAR_DUPLICATE_CANDIDATES, threshold, candidate)
+    };
     let mine = Substance::of(&input.text);
     near.into_iter().find(|&(slot, _)| part.at(slot).is_some_and(|r| Substance::of(&r.text).agrees(&mine))).map(|(slot, sim)| (slot, Some(sim)))
 }

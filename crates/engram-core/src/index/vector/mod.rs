@@ -329,6 +329,20 @@ impl VectorIndex {
         hits
     }
 
+    /// The best `k` of `slots` (candidates found elsewhere) by exact cosine with a unit
+    /// `query`, among those in the index that score at least `min_score` and that
+    /// `accept` allows: the cost is the candidates', whatever the index's size.
+    pub fn search_among(&self, query: &[f32], slots: &[u32], k: usize, min_score: f32, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        let exact = Query::F32(query.to_vec());
+        let mut hits: Vec<(u32, f32)> = slots
+            .iter()
+            .filter_map(|&slot| Some((slot, self.score_row(&exact, *self.slot_row.get(&slot)? as usize))))
+            .filter(|&(slot, s)| s >= min_score && accept(slot))
+            .collect();
+        top_k_by_score(&mut hits, k);
+        hits
+    }
+
     /// The exact top-`k`, ignoring any ANN index (the oracle for recall tests).
     pub fn search_exact(&self, query: &[f32], k: usize) -> Vec<(u32, f32)> {
         let q = Query::F32(query.to_vec());

@@ -44,4 +44,9 @@ export interface StorageAdapter {
    * so what it held is gone. `Engram.open` reports it as `openReport.storageLost`.
    */
   discarded?(): Promise<boolean>;
+  /**
+   * How many values the adapter put back from a copy of its own after it found its
+   * database deleted (`IndexedDbStorage`'s second copy); reported as `openReport.storageRestored`.
+   */
+  restored?(): Promise<number>;
 }

@@ -1,6 +1,14 @@
 import { openDB, type IDBPDatabase } from "idb";
 import { EngramIoError } from "../errors.js";
+import { SecondCopy } from "./second-copy.js";
 import type { StorageAdapter } from "./types.js";
+
+/**
+ * DOM's `IDBFactory` (e.g. `fake-indexeddb`'s `indexedDB`) where the DOM lib is loaded;
+ * elsewhere (a Worker or Node app without it) `never`: there is no IndexedDB to give.
+ * Declared so that these types check without the DOM lib.
+ */
+export type IndexedDBFactory = typeof globalThis extends { indexedDB: infer F } ? F : never;
 
 /**
  * IndexedDB storage for browsers (through the `idb` package). One object store of
@@ -17,18 +25,24 @@ import type { StorageAdapter } from "./types.js";
  * {@link IndexedDbStorage.discarded} (and `Engram`'s `openReport.storageLost`) say so,
  * instead of the store opening silently empty. Delete a database on purpose with
  * {@link IndexedDbStorage.destroy}, which forgets the note too.
+ *
+ * There too it keeps a second copy of every value (`second-copy.ts`), written before a
+ * write resolves: the open that finds the database deleted puts the copy back
+ * ({@link IndexedDbStorage.restored}), so the acknowledged writes are not lost with it.
+ * `{ secondCopy: false }` turns it off (each write then costs one write, not two).
  */
-/**
- * DOM's `IDBFactory` (e.g. `fake-indexeddb`'s `indexedDB`) where the DOM lib is loaded;
- * elsewhere (a Worker or Node app without it) `never`: there is no IndexedDB to give.
- * Declared so that these types check without the DOM lib.
- */
-export type IndexedDBFactory = typeof globalThis extends { indexedDB: infer F } ? F : never;
+/** Options of {@link IndexedDbStorage}. */
+export interface IndexedDbOptions {
+  /** Keep a second copy of every value in the origin private file system (default true where it exists). */
+  secondCopy?: boolean;
+}
 
 export class IndexedDbStorage implements StorageAdapter {
   private db: Promise<IDBPDatabase>;
   private lost = false;
-  constructor(name = "engram", private readonly store = "kv", factory?: IndexedDBFactory) {
+  private copy: SecondCopy | undefined;
+  private restoredKeys = 0;
+  constructor(name = "engram", private readonly store = "kv", factory?: IndexedDBFactory, options: IndexedDbOptions = {}) {
     const storeName = store;
     let created = false;
     const open = () =>
@@ -54,6 +68,7 @@ export class IndexedDbStorage implements StorageAdapter {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), NOTE_TIMEOUT_MS)));
         this.lost = await Promise.race([noteDatabase(name, created), late]).finally(() => clearTimeout(timer));
+        if (options.secondCopy !== false) await this.openCopy(db, name).catch(() => undefined);
         return db;
       });
     }
@@ -74,6 +89,47 @@ export class IndexedDbStorage implements StorageAdapter {
     await this.db;
     return this.lost;
   }
+  /**
+   * How many values the open put back from the second copy, after it found the database
+   * deleted ({@link IndexedDbStorage.discarded}); 0 otherwise.
+   */
+  async restored(): Promise<number> {
+    await this.db;
+    return this.restoredKeys;
+  }
+
+  /** The second copy: put back into a deleted database, or filled once from the database. */
+  private async openCopy(db: IDBPDatabase, name: string): Promise<void> {
+    const copy = await SecondCopy.open(name, this.store);
+    if (!copy) return;
+    if (this.lost && copy.complete) {
+      for await (const [key, value] of copy.entries()) {
+        await db.put(this.store, value.slice(), key);
+        this.restoredKeys++;
+      }
+    } else if (!copy.complete) {
+      const keys = (await db.getAllKeys(this.store)) as string[];
+      for (const key of keys) {
+        const v = await db.get(this.store, key);
+        if (v !== undefined) await copy.put(key, new Uint8Array(v as ArrayBuffer | Uint8Array));
+      }
+      await copy.markComplete();
+    }
+    this.copy = copy;
+  }
+
+  /** Write to the second copy too; a copy that fails a write stops counting (see `second-copy.ts`). */
+  private async copied(f: (copy: SecondCopy) => Promise<void>): Promise<void> {
+    const copy = this.copy;
+    if (!copy) return;
+    try {
+      await f(copy);
+    } catch {
+      this.copy = undefined;
+      await copy.invalidate();
+    }
+  }
+
   async get(key: string): Promise<Uint8Array | undefined> {
     const v = await (await this.db).get(this.store, key);
     return v === undefined ? undefined : new Uint8Array(v as ArrayBuffer | Uint8Array);
@@ -81,14 +137,12 @@ export class IndexedDbStorage implements StorageAdapter {
   async put(key: string, value: Uint8Array): Promise<void> {
     const db = await this.db;
     const tx = db.transaction(this.store, "readwrite", { durability: "strict" });
-    await tx.store.put(value.slice(), key);
-    await tx.done;
+    await Promise.all([tx.store.put(value.slice(), key).then(() => tx.done), this.copied((c) => c.put(key, value))]);
   }
   async delete(key: string): Promise<void> {
     const db = await this.db;
     const tx = db.transaction(this.store, "readwrite", { durability: "strict" });
-    await tx.store.delete(key);
-    await tx.done;
+    await Promise.all([tx.store.delete(key).then(() => tx.done), this.copied((c) => c.delete(key))]);
   }
   async list(prefix: string): Promise<string[]> {
     const range = IDBKeyRange.bound(prefix, prefix + "\uffff");
@@ -114,6 +168,7 @@ export class IndexedDbStorage implements StorageAdapter {
       await notes?.removeEntry(noteName(name)).catch(() => undefined);
     };
     await forget();
+    if (!factory) await SecondCopy.remove(name);
     await new Promise<void>((resolve, reject) => {
       const r = (factory ?? indexedDB).deleteDatabase(name);
       r.onsuccess = () => resolve();
