@@ -142,10 +142,21 @@ fn split_sentences(text: &str) -> Vec<&str> {
     for (i, c) in text.char_indices() {
         if matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '\n' | ';' | '；') {
             let end = i + c.len_utf8();
-            // "3.5" and "e.g." are not sentence ends.
+            // "3.5" and "e.g." are not sentence ends, nor an initial or a title before a
+            // name ("J. Cole", "Dr. Smith": a fact cut there names half a person).
             let next = text[end..].chars().next();
             if c == '.' && next.is_some_and(|n| !n.is_whitespace()) {
                 continue;
+            }
+            if c == '.' && text[end..].trim_start().starts_with(char::is_uppercase) {
+                let mut words = text[start..i].rsplit(char::is_whitespace);
+                let (word, before) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                // A capital letter alone, but not "I" ("so do I.") nor a letter after an
+                // article ("I got an A.").
+                let initial = word.chars().count() == 1 && word != "I" && word.chars().all(char::is_uppercase) && !matches!(before, "a" | "an" | "the");
+                if initial || matches!(word, "Mr" | "Mrs" | "Ms" | "Dr" | "St" | "Jr" | "Sr" | "Prof") {
+                    continue;
+                }
             }
             if !text[start..end].trim().is_empty() {
                 out.push(text[start..end].trim());
@@ -159,3 +170,16 @@ fn split_sentences(text: &str) -> Vec<&str> {
     out
 }
 
+#[cfg(test)]
+mod tests {
+    use super::split_sentences;
+
+    #[test]
+    fn an_initial_or_a_title_before_a_name_does_not_end_the_sentence() {
+        assert_eq!(split_sentences("I'm a big fan of Kendrick Lamar and J. Cole. I live in Paris."), ["I'm a big fan of Kendrick Lamar and J. Cole.", "I live in Paris."]);
+        assert_eq!(split_sentences("My doctor is Dr. Smith. She is kind."), ["My doctor is Dr. Smith.", "She is kind."]);
+        assert_eq!(split_sentences("I got an A. Then I went home."), ["I got an A.", "Then I went home."]);
+        assert_eq!(split_sentences("So do I. But I hate rain."), ["So do I.", "But I hate rain."]);
+        assert_eq!(split_sentences("I love The Great Gatsby by F. Scott Fitzgerald."), ["I love The Great Gatsby by F. Scott Fitzgerald."]);
+    }
+}
