@@ -17,12 +17,20 @@ use crate::context::tokens::table::RankTable;
 pub struct Bpe {
     encoding: Encoding,
     table: RankTable,
-    /// Token counts of recently seen pieces that are not single tokens (the expensive
-    /// ones: they need the merge loop). Bounded; cleared when full.
-    merged: Mutex<FxHashMap<Box<[u8]>, u32>>,
+    /// Tokens of recently seen pieces that are not single tokens (the expensive ones: they
+    /// need the merge loop), for counting and encoding alike. Bounded; cleared when full.
+    merged: Mutex<MergeCache>,
     /// The longest token's length in bytes: a piece longer than `k` of them holds more
     /// than `k` tokens.
     longest: usize,
+}
+
+/// The tokens of merged pieces: where each piece's run starts in `tokens` (its length,
+/// then its tokens). One map of the same type as before it held counts, one flat list.
+#[derive(Debug, Default)]
+struct MergeCache {
+    at: FxHashMap<Box<[u8]>, u32>,
+    tokens: Vec<u32>,
 }
 
 const MERGE_CACHE_LIMIT: usize = 1 << 15;
@@ -37,7 +45,7 @@ impl Bpe {
             return Err(Error::TokenTable("every single byte must be a token".into()));
         }
         let longest = (0..table.len()).map(|r| table.token(r as u32).len()).max().unwrap_or(1);
-        Ok(Bpe { encoding, table, merged: Mutex::new(FxHashMap::default()), longest })
+        Ok(Bpe { encoding, table, merged: Mutex::new(MergeCache::default()), longest })
     }
 
     /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
@@ -78,8 +86,8 @@ impl Bpe {
 
     /// The number of tokens `encode` would return, without building the list.
     pub fn count(&self, text: &str) -> usize {
-        let mut parts = Vec::new();
-        self.pieces(text).map(|(s, e)| self.count_piece(&text.as_bytes()[s..e], &mut parts)).sum()
+        let (mut parts, mut scratch) = (Vec::new(), Vec::new());
+        self.pieces(text).map(|(s, e)| self.count_piece(&text.as_bytes()[s..e], &mut parts, &mut scratch)).sum()
     }
 
     /// Count several texts.
@@ -144,41 +152,54 @@ impl Bpe {
     }
 
     fn encode_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, out: &mut Vec<u32>) {
-        if let Some(r) = self.table.rank(piece) {
-            out.push(r);
-            return;
-        }
-        self.merge(piece, parts);
-        for w in parts.windows(2) {
-            // Every merged part is a token by construction; single bytes are all in the table.
-            if let Some(r) = self.table.rank(&piece[w[0].0..w[1].0]) {
-                out.push(r);
-            }
+        match self.table.rank(piece) {
+            Some(r) => out.push(r),
+            None => self.merged_into(piece, parts, out),
         }
     }
 
-    fn count_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
+    fn count_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, scratch: &mut Vec<u32>) -> usize {
         if self.table.rank(piece).is_some() {
             return 1;
         }
+        if piece.len() > MERGE_CACHE_PIECE {
+            // Not cached: its parts are its count, without looking each one up.
+            self.merge(piece, parts);
+            return parts.len() - 1;
+        }
+        scratch.clear();
+        self.merged_into(piece, parts, scratch);
+        scratch.len()
+    }
+
+    /// Append the tokens of a piece that is not one token: from the cache of pieces met
+    /// before, else merged (and cached, when short). Counting and encoding share it, so a
+    /// word costs one merge whichever of them meets it first.
+    fn merged_into(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, out: &mut Vec<u32>) {
         let mut cache = match self.merged.lock() {
             Ok(c) => c,
             Err(poisoned) => poisoned.into_inner(),
         };
-        if let Some(&n) = cache.get(piece) {
-            return n as usize;
+        if let Some(&at) = cache.at.get(piece) {
+            let (at, n) = (at as usize, cache.tokens[at as usize] as usize);
+            out.extend_from_slice(&cache.tokens[at + 1..at + 1 + n]);
+            return;
         }
         self.merge(piece, parts);
-        let n = parts.len() - 1;
+        let from = out.len();
+        // Every merged part is a token by construction; single bytes are all in the table.
+        out.extend(parts.windows(2).filter_map(|w| self.table.rank(&piece[w[0].0..w[1].0])));
         // Words repeat; a long run of letters rarely does, and would hold its bytes.
-        if piece.len() > MERGE_CACHE_PIECE {
-            return n;
+        if piece.len() <= MERGE_CACHE_PIECE {
+            if cache.at.len() >= MERGE_CACHE_LIMIT {
+                cache.at.clear();
+                cache.tokens.clear();
+            }
+            let at = cache.tokens.len() as u32;
+            cache.tokens.push((out.len() - from) as u32);
+            cache.tokens.extend_from_slice(&out[from..]);
+            cache.at.insert(piece.into(), at);
         }
-        if cache.len() >= MERGE_CACHE_LIMIT {
-            cache.clear();
-        }
-        cache.insert(piece.into(), n as u32);
-        n
     }
 
     /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank
@@ -342,6 +363,16 @@ mod tests {
             bpe.merge_by_heap(&piece, &mut heap);
             prop_assert_eq!(starts(&scan), starts(&heap));
         }
+    }
+
+    #[test]
+    fn encoding_after_counting_gives_the_ids_a_fresh_tokenizer_gives() {
+        let text = "abab cab bcab caab ".repeat(50) + "aabab";
+        let fresh = Bpe::new(table()).expect("bpe").encode(&text);
+        let warm = Bpe::new(table()).expect("bpe");
+        assert_eq!(warm.count(&text), fresh.len());
+        assert_eq!(warm.encode(&text), fresh, "the cached pieces hold the same tokens");
+        assert_eq!(warm.encode(&text), fresh);
     }
 
     #[test]
