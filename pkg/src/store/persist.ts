@@ -83,6 +83,8 @@ export class Persistence {
   storageRestored = 0;
   /** Set before `open` when the encrypted store finished a rotation (see {@link OpenReport.rekeyFinished}). */
   rekeyFinished = false;
+  /** Damaged outbox entries found at open, with their op batch when the log still has it. */
+  private outboxRepairs: { seq: number; logged: Uint8Array | undefined }[] = [];
   /** Meta documents found unreadable (see {@link Persistence.getMeta}). */
   private readonly damaged = new Set<string>();
 
@@ -211,11 +213,12 @@ export class Persistence {
 
   /**
    * Every outbox entry read and decoded (not applied), so that a damaged one neither blocks
-   * sync later (an entry that does not open fails every push) nor is sent as garbage. A
-   * damaged entry is written again from its op batch when the log still has it, else
-   * dropped and the next sync seeds the store's whole state; either way it is reported.
+   * sync later (an entry that does not open fails every push) nor is sent as garbage. It
+   * is reported now and mended by {@link Persistence.repairOutbox}, which the sync runs
+   * under the writer lock (an open may be a reader beside another process's writer).
    */
   private async checkOutbox(handle: CoreHandle, report: OpenReport): Promise<void> {
+    this.outboxRepairs = [];
     for (const k of await this.storage.list(this.key("outbox/"))) {
       const seq = Number(k.slice(-SEQ_DIGITS));
       if (!Number.isFinite(seq)) continue;
@@ -223,10 +226,21 @@ export class Persistence {
       if (entry === undefined || (entry !== null && decodes(handle, outboxBatch(entry)))) continue;
       report.corrupt.push(k.slice(this.prefix.length));
       const logged = await this.storage.get(this.opKey(seq)).catch(corrupt);
-      if (logged && decodes(handle, logged)) {
-        await this.storage.put(k, this.outboxEntry(seq, logged));
+      this.outboxRepairs.push({ seq, logged: logged && decodes(handle, logged) ? logged : undefined });
+    }
+  }
+
+  /**
+   * Mend the damaged outbox entries the open found: each is written again from its op
+   * batch when the log still has it, else dropped, and the next open queues the store's
+   * whole state again. Run by the sync before it reads the outbox, holding the writer lock.
+   */
+  async repairOutbox(): Promise<void> {
+    for (const { seq, logged } of this.outboxRepairs.splice(0)) {
+      if (logged) {
+        await this.storage.put(this.opKey(seq, "outbox"), this.outboxEntry(seq, logged));
       } else {
-        await this.storage.delete(k);
+        await this.storage.delete(this.opKey(seq, "outbox"));
         await this.storage.delete(this.key(`meta/${SEEDED}`));
       }
     }

@@ -26,6 +26,7 @@ export function syncHooks(life: Lifetime, persistence: Persistence, scope: Scope
     replica,
     outbox: async (max: number, partBytes: number) => {
       await life.lock.ensure(); // a sync writes (the outbox, the cursor, what it pulls): one writer
+      await persistence.repairOutbox();
       const out: OutgoingBatch[] = [];
       for (const b of await persistence.pendingOutbox(max)) {
         try {
