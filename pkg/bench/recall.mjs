@@ -1,5 +1,7 @@
-// recall + buildContext through the SDK at 1k / 10k / 100k memories (384-d): median, p95.
-// Usage: node bench/recall.mjs [sizes=1000,10000,100000]
+// recall + buildContext through the SDK at 1k / 10k / 100k memories (384-d): median, p95,
+// beside the peer a JS memory would be: an exact scan (cosine over every stored vector of
+// Float32Arrays, then a sort) of the same vectors, measured in the same run up to 100k.
+// Usage: node bench/recall.mjs [sizes=1000,10000,100000]   (1000000 for the 1M figure)
 import { performance } from "node:perf_hooks";
 import { Engram, MemoryStorage } from "../dist/entrypoints/node.js";
 
@@ -25,9 +27,12 @@ for (const n of sizes) {
   await mem.tokenizerReady();
   const t0 = performance.now();
   const batch = [];
+  const kept = n <= 100_000 ? [] : null; // the peer's copy of the vectors
   for (let i = 0; i < n; i++) {
     const a = NAMES[i % 8], b = NAMES[(i * 7) % 8], t1 = TOPICS[i % 12], t2 = TOPICS[(i * 5) % 12];
-    batch.push({ text: `${a} met ${b} to discuss ${t1} and ${t2} (note ${i})`, embedding: vec() });
+    const embedding = vec();
+    kept?.push(embedding);
+    batch.push({ text: `${a} met ${b} to discuss ${t1} and ${t2} (note ${i})`, embedding });
     if (batch.length === 1000) await mem.rememberMany(batch.splice(0));
   }
   if (batch.length) await mem.rememberMany(batch.splice(0));
@@ -45,6 +50,26 @@ for (const n of sizes) {
     ctx.push(performance.now() - t);
     if (c.tokens > 900) throw new Error("budget exceeded");
   }
-  console.log(`${String(n).padStart(6)} memories: recall p50 ${pct(rec, 0.5).toFixed(2)} ms p95 ${pct(rec, 0.95).toFixed(2)} ms | buildContext p50 ${pct(ctx, 0.5).toFixed(2)} ms p95 ${pct(ctx, 0.95).toFixed(2)} ms | load ${(load / 1e3).toFixed(1)} s`);
+  let peer = "";
+  if (kept) {
+    const norms = kept.map((v) => Math.hypot(...v));
+    const scan = [];
+    for (let i = 0; i < 20; i++) {
+      const qv = vec();
+      const t = performance.now();
+      const qn = Math.hypot(...qv);
+      const scores = new Float32Array(n);
+      for (let j = 0; j < n; j++) {
+        const v = kept[j];
+        let dot = 0;
+        for (let d = 0; d < DIM; d++) dot += v[d] * qv[d];
+        scores[j] = dot / (norms[j] * qn);
+      }
+      Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, 8);
+      scan.push(performance.now() - t);
+    }
+    peer = ` | JS exact scan p50 ${pct(scan, 0.5).toFixed(2)} ms (engram recall ${(pct(scan, 0.5) / pct(rec, 0.5)).toFixed(1)}× faster)`;
+  }
+  console.log(`${String(n).padStart(7)} memories: recall p50 ${pct(rec, 0.5).toFixed(2)} ms p95 ${pct(rec, 0.95).toFixed(2)} ms | buildContext p50 ${pct(ctx, 0.5).toFixed(2)} ms p95 ${pct(ctx, 0.95).toFixed(2)} ms${peer} | load ${(load / 1e3).toFixed(1)} s`);
   await mem.close();
 }

@@ -17,6 +17,7 @@ import { loadCore } from "./core.js";
 import { defaultEmbedder } from "./embed/static.js";
 import { Vectors } from "./embed/vectors.js";
 import type { Extractor } from "./knowledge/extract/llm.js";
+import { Feedback, type FeedbackInput, type FeedbackReport } from "./knowledge/feedback.js";
 import { Learner, type LearnReport } from "./knowledge/learn.js";
 import { EngramInputError } from "./errors.js";
 import { Episodes } from "./consolidate/episodes.js";
@@ -49,6 +50,7 @@ export class Engram {
   private readonly knowledge: Knowledge;
   private readonly profiles: Profiles;
   private readonly learner: Learner;
+  private readonly feedbackLoop: Feedback;
   private readonly episodes: Episodes;
   private readonly vectors: Vectors;
   private readonly syncClient: SyncClient | undefined;
@@ -91,6 +93,7 @@ export class Engram {
     this.procedures = new Procedures(this.life, scope.tenant, opts.sync !== undefined);
     this.library = new Library(this.life, this.vectors, scope.tenant, opts.sync !== undefined);
     this.learner = new Learner(this.writer.learnerHooks());
+    this.feedbackLoop = new Feedback(this.life, scope, (notes, extractor) => this.learner.run(extractor, notes.map((text) => ({ role: "user" as const, text }))));
     if (opts.sync) this.syncClient = new SyncClient(opts.sync, syncHooks(this.life, persistence, scope, replica, {
       current: () => sealed.store?.key,
       all: () => (sealed.store ? [sealed.store.key, ...sealed.previous] : sealed.previous),
@@ -190,6 +193,23 @@ export class Engram {
    */
   async learn(turns: ChatTurn[], extractor?: Extractor): Promise<LearnReport> {
     return this.learner.run(extractor ?? this.opts.extractor, turns);
+  }
+
+  /**
+   * Record the outcome of one use of memory: whether the answer helped, the memories it
+   * used, a note (the user's words about it) and the task. Returns the record's id.
+   */
+  async feedback(outcome: FeedbackInput): Promise<string> {
+    return this.feedbackLoop.record(outcome);
+  }
+
+  /**
+   * Distil the recorded outcomes (once at least `minInteractions`, default 10, are
+   * recorded) into procedural memory: what helped, pitfalls, recurring tasks; the notes are
+   * read as the user's words, and also sent to `extractor` (default: the one given to `open`).
+   */
+  async learnFromFeedback(opts: { minInteractions?: number; extractor?: Extractor } = {}): Promise<FeedbackReport> {
+    return this.feedbackLoop.learn({ ...opts, extractor: opts.extractor ?? this.opts.extractor });
   }
 
   /** Resolves when background work (LLM extraction started by `observe`, abstractive episodes, a rebuild after a trap) has finished. */

@@ -13,6 +13,7 @@ export { parseEpisode, episodeMessages, EPISODE_SCHEMA, type EpisodeRequest } fr
 export { OpenAiExtractor, WorkersAiExtractor, extractionMessages, type Extractor, type ExtractionRequest, type ShownMemory, type OpenAiExtractorOptions, type WorkersAiLike } from "./knowledge/extract/llm.js";
 export { parseOperations, OPERATIONS_SCHEMA, EXTRACTABLE_KINDS, type Operation, type ProposedMemory } from "./knowledge/extract/operations.js";
 export type { LearnReport } from "./knowledge/learn.js";
+export type { FeedbackInput, FeedbackReport } from "./knowledge/feedback.js";
 export type { Profile, ProfileUpdate, ProfileSettings, ProfileRule, ProfileFact, ProfileValue } from "./knowledge/profile.js";
 export { Session, type SessionMetadata } from "./store/session.js";
 export type { SyncOptions, SyncReport, SyncEvent, SyncErrorEvent, SyncQuarantineEvent } from "./sync/client.js";

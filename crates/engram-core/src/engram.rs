@@ -200,7 +200,7 @@ impl Engram {
             .filter(|r| filter.include_expired || !r.is_expired(now))
             .cloned()
             .collect();
-        out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        crate::sort::sort_by(&mut out, |a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
         out
     }
 

@@ -51,6 +51,7 @@ pub mod procedures;
 pub mod profile;
 pub mod read;
 pub mod router;
+pub mod sort;
 pub mod store;
 pub mod sync;
 pub mod text;

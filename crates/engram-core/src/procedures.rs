@@ -174,7 +174,7 @@ impl Engram {
         Scope::procedures(tenant).validate_partition()?;
         let Some(p) = self.partitions.get(&UserKey::procedures(tenant)) else { return Ok(Vec::new()) };
         let mut recs: Vec<&Record> = versions(p, &procedure_key(id)).into_iter().filter_map(|s| p.at(s)).collect();
-        recs.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
+        crate::sort::sort_by(&mut recs, |a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
         let mut out: Vec<Procedure> = recs.into_iter().map(procedure).collect::<Result<_>>()?;
         // Of concurrent versions in force, only the one read is current.
         let read = self.get_procedure(tenant, id).ok().map(|p| p.version);
@@ -202,7 +202,7 @@ impl Engram {
         }
         let scores = p.bm25(Pool::Memories).scores(query);
         let mut hits: Vec<(f32, &Record)> = slots.into_iter().filter_map(|s| Some((scores.get(s)?, p.at(s)?))).filter(|(sc, _)| *sc > 0.0).collect();
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        crate::sort::sort_by(&mut hits, |a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
         hits.into_iter().take(limit).map(|(_, r)| r).collect()
     }
 }
@@ -265,7 +265,7 @@ fn in_force(p: &Partition) -> Vec<u32> {
             Some((k.attribute.clone(), p.slot_of(&w.id)?))
         })
         .collect();
-    out.sort();
+    crate::sort::sort(&mut out);
     out.into_iter().map(|(_, s)| s).collect()
 }
 

@@ -1,5 +1,5 @@
 //! Binding of consolidation (`engram_core::consolidate`): its settings, ending a
-//! session, episodes. A further `impl` block of the same [`EngramHandle`] handle.
+//! session, episodes, learning from feedback. A further `impl` block of the same [`EngramHandle`] handle.
 
 use engram_core::consolidate::Consolidation;
 use engram_core::Scope;
@@ -55,5 +55,22 @@ impl EngramHandle {
     pub fn consolidate_idle(&mut self, scope: JsValue, now: f64) -> Result<Vec<String>, JsValue> {
         let scope: Scope = from_js("scope", scope)?;
         self.inner.consolidate_idle(&scope, millis(now)?).map_err(to_js)
+    }
+
+    /// Record the outcome of one use of the scope's user's memory: whether it `helpful`ly
+    /// answered, the ids of the memories it `used` (at most 24), an optional `note` (the
+    /// user's words) and `task`. Returns the feedback record's id.
+    #[wasm_bindgen(js_name = recordFeedback)]
+    pub fn record_feedback(&mut self, scope: JsValue, helpful: bool, used: Vec<String>, note: Option<String>, task: Option<String>, now: f64) -> Result<String, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        self.inner.record_feedback(&scope, helpful, &used, note.as_deref(), task.as_deref(), millis(now)?).map_err(to_js)
+    }
+
+    /// Distil the recorded feedback once at least `min` uses are recorded: `{ interactions,
+    /// patterns, raised, lowered, facts, notes }` (ids, and the notes read).
+    #[wasm_bindgen(js_name = learnFromFeedback)]
+    pub fn learn_from_feedback(&mut self, scope: JsValue, min: u32, now: f64) -> Result<JsValue, JsValue> {
+        let scope: Scope = from_js("scope", scope)?;
+        to_plain(&self.inner.learn_from_feedback(&scope, min as usize, millis(now)?).map_err(to_js)?)
     }
 }

@@ -104,7 +104,7 @@ impl Engram {
 /// only (the rest lose that channel, as a single partition ranks only its best `n`).
 fn rerank<K: Ord + Copy>(all: &mut [(K, ScoreParts)], n: usize, score: impl Fn(&ScoreParts) -> Option<f32>, tie_floor: impl Fn(f32) -> f32, set: impl Fn(&mut ScoreParts, Option<(u32, f32)>)) {
     let mut ranked: Vec<(usize, f32)> = all.iter().enumerate().filter_map(|(i, (_, sp))| Some((i, score(sp)?))).collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(all[a.0].0.cmp(&all[b.0].0)));
+    crate::sort::sort_by(&mut ranked, |a, b| b.1.total_cmp(&a.1).then(all[a.0].0.cmp(&all[b.0].0)));
     let as_slots: Vec<(u32, f32)> = ranked.iter().map(|&(i, s)| (i as u32, s)).collect();
     let ranks = tied_ranks(&as_slots, tie_floor);
     for (pos, (&(i, s), rank)) in ranked.iter().zip(ranks).enumerate() {

@@ -98,7 +98,7 @@ impl Engram {
             .map(|p| {
                 let tombstones: Vec<(String, Stamp)> = p.tombstones().into_iter().map(|(k, v)| (k.clone(), *v)).collect();
                 let mut records: Vec<Record> = p.iter().filter_map(|(s, _)| p.full_record(s)).collect();
-                records.sort_by(|a, b| a.id.cmp(&b.id));
+                crate::sort::sort_by(&mut records, |a, b| a.id.cmp(&b.id));
                 PartitionImage {
                     user: p.key().clone(),
                     records,

@@ -115,7 +115,7 @@ impl Engram {
             if !enough {
                 continue;
             }
-            sources.sort_by(|a, b| a.valid_from.cmp(&b.valid_from).then(a.id.cmp(&b.id)));
+            crate::sort::sort_by(&mut sources, |a, b| a.valid_from.cmp(&b.valid_from).then(a.id.cmp(&b.id)));
             let mut lines: Vec<Line> = Vec::new();
             if settings.folded == Folded::Remove {
                 if let Some(c) = &existing {

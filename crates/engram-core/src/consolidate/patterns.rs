@@ -70,7 +70,7 @@ impl Engram {
             .map(|(_, r)| r)
             .filter(|r| r.kind == Kind::Message && r.source == Source::User && r.scope.agent == at.agent && r.scope.session.is_some())
             .collect();
-        turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        crate::sort::sort_by(&mut turns, |a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
         for t in turns {
             let session = t.scope.session.as_deref().unwrap_or_default();
             for s in signals(&t.text) {

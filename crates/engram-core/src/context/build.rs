@@ -245,7 +245,7 @@ fn render(items: &[Item], keep: &[bool]) -> String {
                 continue;
             }
             if matches!(section, Section::Turns | Section::KeyEvents) {
-                lines.sort_by_key(|i| i.order);
+                crate::sort::sort_by_key(&mut lines, |i| i.order);
             }
             out.push_str(header(section));
             out.push('\n');

@@ -118,7 +118,7 @@ pub fn detect(text: &str) -> Vec<PiiMatch> {
             kept.push(PiiMatch { kind: d.kind, start: s, end: e });
         }
     }
-    kept.sort_by_key(|m| m.start);
+    crate::sort::sort_by_key(&mut kept, |m| m.start);
     kept
 }
 

@@ -79,7 +79,7 @@ pub fn scrub(text: &str, tier: Sensitivity, policy: &PiiPolicy, key: Option<&Red
     }
     let action = policy.action(tier);
     let mut kinds: Vec<PiiKind> = found.iter().map(|m| m.kind).collect();
-    kinds.sort();
+    crate::sort::sort(&mut kinds);
     kinds.dedup();
     if action == PiiAction::Drop {
         return Scrubbed::Drop { found: kinds };
@@ -109,7 +109,7 @@ pub fn scrub(text: &str, tier: Sensitivity, policy: &PiiPolicy, key: Option<&Red
         redacted.push(m.kind);
     }
     out.push_str(&text[last..]);
-    redacted.sort();
+    crate::sort::sort(&mut redacted);
     redacted.dedup();
     Scrubbed::Store { text: out, redacted, sealed }
 }

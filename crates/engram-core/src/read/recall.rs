@@ -349,7 +349,7 @@ pub(crate) fn choose<'a, T: 'a, O: Ord>(
     order: impl Fn(&T) -> O,
     reorder: impl FnOnce(&mut [(T, ScoreParts)]),
 ) -> Vec<(T, ScoreParts, f32)> {
-    items.sort_by(|a, b| b.1.fused.total_cmp(&a.1.fused).then_with(|| order(&a.0).cmp(&order(&b.0))));
+    crate::sort::sort_by(&mut items, |a, b| b.1.fused.total_cmp(&a.1.fused).then_with(|| order(&a.0).cmp(&order(&b.0))));
     reorder(&mut items);
     let mut seen = FxHashSet::default();
     let mut chosen: Vec<(T, ScoreParts, f32)> = Vec::with_capacity(k.min(items.len()));
@@ -364,7 +364,7 @@ pub(crate) fn choose<'a, T: 'a, O: Ord>(
         let score = sp.fused * sp.weight;
         chosen.push((item, sp, score));
     }
-    chosen.sort_by(|a, b| {
+    crate::sort::sort_by(&mut chosen, |a, b| {
         let weak_last = (a.1.weight < weak).cmp(&(b.1.weight < weak));
         weak_last.then(b.2.total_cmp(&a.2)).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
     });

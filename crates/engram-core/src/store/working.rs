@@ -134,7 +134,7 @@ impl Engram {
         let Some(p) = self.partition(scope)? else { return Ok(Vec::new()) };
         let Some(s) = p.session(session) else { return Ok(Vec::new()) };
         let mut turns: Vec<&Record> = s.turns().iter().filter_map(|id| p.get(id)).collect();
-        turns.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
+        crate::sort::sort_by(&mut turns, |a, b| a.created_at.cmp(&b.created_at).then(a.stamp.cmp(&b.stamp)));
         Ok(turns)
     }
 

@@ -207,7 +207,8 @@ impl Bpe {
     /// `parts`, the last being `(piece.len(), u32::MAX)`. A scan per merge for short pieces
     /// (words: fastest), a heap over a linked list for long ones (a run of letters with
     /// nothing between: O(n log n) where the scan is quadratic); both merge in the same order.
-    fn merge(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+    /// Returns the steps taken (pairs looked at), which a test holds linear in the length.
+    fn merge(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
         if piece.len() < LONG_PIECE {
             self.merge_by_scan(piece, parts)
         } else {
@@ -215,8 +216,9 @@ impl Bpe {
         }
     }
 
-    fn merge_by_scan(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+    fn merge_by_scan(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
         parts.clear();
+        let mut steps = piece.len();
         let rank_of = |a: usize, b: usize| self.table.rank(&piece[a..b]).unwrap_or(u32::MAX);
         let mut min = (u32::MAX, usize::MAX);
         for i in 0..piece.len().saturating_sub(1) {
@@ -242,6 +244,7 @@ impl Bpe {
             }
             parts[i].1 = get(parts, i);
             parts.remove(i + 1);
+            steps += parts.len();
             min = (u32::MAX, usize::MAX);
             for (j, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
                 if r < min.0 {
@@ -249,12 +252,13 @@ impl Bpe {
                 }
             }
         }
+        steps
     }
 
     /// The same merges as [`Self::merge_by_scan`], found with a min-heap of `(rank, start)`
     /// (so the leftmost of equal ranks first) over parts linked by their start byte; an
     /// entry whose part has merged or whose rank changed since is skipped when popped.
-    fn merge_by_heap(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) {
+    fn merge_by_heap(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         let n = piece.len();
@@ -269,6 +273,10 @@ impl Bpe {
                 return u32::MAX;
             }
             let end = next[j];
+            // No token is longer than the longest: no need to look such a pair up.
+            if end - i > self.longest {
+                return u32::MAX;
+            }
             self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
         };
         let mut heap = BinaryHeap::with_capacity(n);
@@ -278,7 +286,9 @@ impl Bpe {
                 heap.push(Reverse((*r, i)));
             }
         }
+        let mut steps = n;
         while let Some(Reverse((r, i))) = heap.pop() {
+            steps += 1;
             if !alive[i] || rank[i] != r {
                 continue;
             }
@@ -307,6 +317,7 @@ impl Bpe {
             i = next[i];
         }
         parts.push((n, u32::MAX));
+        steps
     }
 }
 
@@ -381,6 +392,29 @@ mod tests {
         let text = "abab cab ".repeat(100) + &"ab".repeat(5_000);
         assert_eq!(bpe.truncate(&text, usize::MAX), (text.as_str(), bpe.count(&text)));
         assert_eq!(bpe.truncate(&text, u32::MAX as usize), (text.as_str(), bpe.count(&text)));
+    }
+
+    #[test]
+    fn merging_a_piece_with_no_break_takes_steps_linear_in_its_length() {
+        let bpe = Bpe::new(table()).expect("bpe");
+        let mut parts = Vec::new();
+        let mut x = 7u32;
+        for n in [4usize << 10, 16 << 10, 64 << 10] {
+            let random: Vec<u8> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    b"abcd"[(x % 4) as usize]
+                })
+                .collect();
+            for piece in [vec![b'a'; n], b"ab".repeat(n / 2), random] {
+                let steps = bpe.merge(&piece, &mut parts);
+                // n pairs looked at first, then one heap entry popped per merge or stale
+                // rank, at most three per byte: a scan would take ~n^2 / 2.
+                assert!(steps <= 4 * n, "{n} bytes took {steps} steps");
+            }
+        }
     }
 
     #[test]

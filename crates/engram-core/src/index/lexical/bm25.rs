@@ -120,7 +120,7 @@ impl Bm25 {
         }
         scores.by_slot = vec![0.0; self.docs.len()];
         let mut qt = index_terms(query);
-        qt.sort();
+        crate::sort::sort(&mut qt);
         qt.dedup();
         let n = (self.live + also.map_or(0, |o| o.live)) as f32;
         let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
@@ -165,7 +165,7 @@ impl Bm25 {
     /// memories a rare word names ("Zx81", a name said once), whatever else scores higher.
     pub fn rare_holders(&self, query: &str, max_df: usize) -> Vec<u32> {
         let mut qt = index_terms(query);
-        qt.sort();
+        crate::sort::sort(&mut qt);
         qt.dedup();
         let mut out: Vec<u32> = qt
             .iter()

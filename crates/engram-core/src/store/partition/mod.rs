@@ -192,7 +192,7 @@ impl Partition {
     /// Deleted ids with the stamp of their delete, sorted by id.
     pub fn tombstones(&self) -> Vec<(&String, &Stamp)> {
         let mut t: Vec<(&String, &Stamp)> = self.tombstones.iter().collect();
-        t.sort();
+        crate::sort::sort(&mut t);
         t
     }
 
