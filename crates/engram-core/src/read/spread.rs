@@ -50,7 +50,10 @@ pub(crate) fn said_together(
         let Some(r) = raw.get(slot) else { return 0.0 };
         *boosted.entry(slot).or_insert_with(|| if live(slot) { r * boost(slot) } else { 0.0 })
     };
-    let pool = best_boosted(raw.iter(), live, &mut own, max_boost, SPREAD_POOL * n);
+    // The pool's boosts are not memoized: tens of thousands of slots may reach the floor
+    // (a name and a topic each held by a tenth of 100k memories), and a hash insert each
+    // cost more than the boost; `best_boosted` asks only live slots, as `own` would.
+    let pool = best_boosted(raw.iter(), live, &mut |slot| raw.get(slot).map_or(0.0, |r| r * boost(slot)), max_boost, SPREAD_POOL * n);
     let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
         for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {

@@ -80,20 +80,23 @@ impl SignCodes {
     pub fn nearest(&self, q: &[u64], rows: usize, live: impl Fn(usize) -> bool, pool: usize) -> Vec<u32> {
         let w = self.words;
         let max = (w * 64) as u16;
-        let dist: Vec<u16> = (0..rows)
-            .map(|row| {
+        // The distances and, in the same pass, a counting sort's histogram of the live ones.
+        let mut hist = vec![0usize; usize::from(max) + 1];
+        let dist: Vec<u16> = self
+            .bits
+            .chunks_exact(w)
+            .take(rows)
+            .enumerate()
+            .map(|(row, code)| {
                 if !live(row) {
                     return u16::MAX;
                 }
-                let code = &self.bits[row * w..row * w + w];
-                code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones() as u16).sum()
+                let d = code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones() as u16).sum::<u16>().min(max);
+                hist[usize::from(d)] += 1;
+                d
             })
             .collect();
-        // A counting sort's histogram: the smallest distance `cut` that keeps `pool` rows.
-        let mut hist = vec![0usize; usize::from(max) + 1];
-        for &d in dist.iter().filter(|&&d| d != u16::MAX) {
-            hist[usize::from(d)] += 1;
-        }
+        // The smallest distance `cut` that keeps `pool` rows.
         let (mut cut, mut seen) = (max, 0usize);
         for (d, n) in hist.iter().enumerate() {
             seen += n;
