@@ -25,7 +25,7 @@ test("the profile holds what the user said about themselves, and the context car
     assert.equal(p.behaviour.visits.sessions, 1);
     const facts = p.knowledge.facts.map((f) => f.text);
     assert.equal(facts[0], "User is allergic to peanuts", facts.join(" | "));
-    for (const f of ["User works at Acme", "User works as nurse", "User has two kids"]) assert.ok(facts.includes(f), `${f} in ${facts.join(" | ")}`);
+    for (const f of ["User works at Acme", "User works as a nurse", "User has two kids"]) assert.ok(facts.includes(f), `${f} in ${facts.join(" | ")}`);
     assert.ok(!facts.some((f) => /Got it/.test(f)), "the model's words are not the user's profile");
     assert.deepEqual(p.privacy, { retentionDays: null, shareUsage: false });
 

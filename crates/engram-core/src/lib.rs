@@ -27,7 +27,7 @@
 //! [partition](store::partition) is one user's state and merges that user's ops, a
 //! [session](store::session) one conversation's working memory, an [op](store::ops) one
 //! replicated change), [`read`] (recall), [`index`], [`context`] (the prompt under a token
-//! budget), [`knowledge`] (facts, graph), [`procedures`] (the tenant's rules), [`consolidate`] and [`sync`]. A
+//! budget), [`extract`] (what a user says about themselves, kept as facts), [`knowledge`] (the graph), [`procedures`] (the tenant's rules), [`consolidate`] and [`sync`]. A
 //! [frame](codec::frames) is one sync message, a snapshot the whole state as bytes.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -42,6 +42,7 @@ pub mod context;
 pub mod embed;
 pub mod engram;
 pub mod error;
+pub mod extract;
 pub mod hlc;
 pub mod index;
 pub mod knowledge;

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::score::Counts;
-use engram_core::knowledge::extract::{extract, Extracted};
+use engram_core::extract::{extract, Extracted};
 use engram_core::Kind;
 
 /// The corpus, compiled in.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use engram_core::knowledge::extract::extract;
+use engram_core::extract::extract;
 
 /// One labelled sentence.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub struct Counts {
     pub false_pos: usize,
     /// keep=0 rows of this category.
     pub reject_rows: usize,
+    /// keep=0 rows that produced only facts about someone else (`category:people`,
+    /// "User's friend is allergic to peanuts"): kept about them, not as the user's.
+    pub about_others: usize,
 }
 
 impl Counts {
@@ -94,6 +97,9 @@ pub fn evaluate(lang: &str) -> Option<Report> {
     Some(evaluate_rows(lang, &parse(&text)))
 }
 
+/// The tag of a fact kept about someone the user knows, not about the user.
+const PEOPLE: &str = "category:people";
+
 pub fn evaluate_rows(lang: &str, rows: &[Row]) -> Report {
     let mut r = Report { lang: lang.to_owned(), ..Report::default() };
     for row in rows {
@@ -121,7 +127,10 @@ pub fn evaluate_rows(lang: &str, rows: &[Row]) -> Report {
             let c = r.by_category.entry(format!("not:{}", row.category)).or_default();
             c.reject_rows += 1;
             r.total.reject_rows += 1;
-            if !facts.is_empty() {
+            if facts.iter().all(|f| f.tags.iter().any(|t| t == PEOPLE)) && !facts.is_empty() {
+                c.about_others += 1;
+                r.total.about_others += 1;
+            } else if !facts.is_empty() {
                 c.false_pos += 1;
                 r.total.false_pos += 1;
                 r.errors.push(format!("kept   {}: {} → {:?}", row.category, row.sentence, got));
@@ -130,7 +139,7 @@ pub fn evaluate_rows(lang: &str, rows: &[Row]) -> Report {
         // Facts tagged with a category the row is not (or from a row not to keep) count against that category's precision.
         for f in &facts {
             for t in f.tags.iter().filter_map(|t| t.strip_prefix("category:")) {
-                if !(row.keep && t == row.category) {
+                if !(row.keep && t == row.category) && t != "people" {
                     r.by_category.entry(t.to_owned()).or_default().wrong += 1;
                 }
             }
@@ -146,7 +155,7 @@ pub fn table(r: &Report) -> String {
         s += &format!("  {c:<11} {:>4}  P {:.3}  R {:.3}  exact {}/{}\n", n.kept_rows, n.precision(), n.recall(), n.exact, n.found);
     }
     for (c, n) in r.by_category.iter().filter(|(c, _)| c.starts_with("not:")) {
-        s += &format!("  {c:<15} {:>4} rows, {} kept something\n", n.reject_rows, n.false_pos);
+        s += &format!("  {c:<15} {:>4} rows, {} kept as the user's fact, {} kept about someone else\n", n.reject_rows, n.false_pos, n.about_others);
     }
     s += &format!(
         "  total: {} to keep, {} not to keep; recall {:.3}, precision {:.3} (FP rows {}), exact text {:.3}\n",

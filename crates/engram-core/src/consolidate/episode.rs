@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use crate::consolidate::lines::{choose, join, line_weight, turn_line, Line};
 use crate::engram::Engram;
 use crate::error::Result;
-use crate::knowledge::extract::extract;
+use crate::extract::extract;
 use crate::hlc::Millis;
 use crate::model::limits::{MAX_TAGS, MAX_TAG_LEN};
 use crate::model::{Kind, Record, Scope, Source};

@@ -20,7 +20,7 @@ use crate::consolidate::patterns::{pattern_id, PATTERN_TAG};
 use crate::engram::{id_from_stamp, Engram};
 use crate::error::{Error, Result};
 use crate::hlc::Millis;
-use crate::knowledge::extract::extract;
+use crate::extract::extract;
 use crate::model::limits::{check_label, MAX_TAGS, MAX_TAG_LEN};
 use crate::model::{Kind, Record, Scope, Source};
 use crate::store::ops::{Op, OpBody};
@@ -161,7 +161,7 @@ impl Engram {
             }
         }
         // The notes are the user's words: what they state is read as any turn of theirs.
-        let facts: Vec<crate::knowledge::extract::Extracted> = notes.iter().flat_map(|n| extract(n)).collect();
+        let facts: Vec<crate::extract::Extracted> = notes.iter().flat_map(|n| extract(n)).collect();
         out.notes = notes;
         if !facts.is_empty() {
             let prepared = self.prepare(&at, crate::write::prepare::WriteBatch { facts, ..Default::default() }, now)?;

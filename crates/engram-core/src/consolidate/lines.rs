@@ -1,7 +1,7 @@
 //! Extractive summaries: lines taken from what was said, each weighed by what it states,
 //! and the heaviest chosen within an exact token budget, printed in the order they were said.
 
-use crate::knowledge::extract::{extract, is_question};
+use crate::extract::{extract, is_question};
 use crate::model::{Record, Source};
 use crate::context::tokens::Tokenizer;
 

@@ -1,15 +1,15 @@
 //! Signals: what a user turn says about how the user works, normalised to a key, so the
 //! same choice made in different words and sessions counts as one signal — "write it in
 //! Go", "I prefer Go", "用Go写" all give `programming language:go`. Found by rules, no LLM:
-//! the preferences the rule extractor finds ([`crate::knowledge::extract`]), and requests naming a
-//! known thing (a language, an editor, a database, … — [`crate::knowledge::extract::category_of`]),
+//! the preferences the rule extractor finds ([`crate::extract`]), and requests naming a
+//! known thing (a language, an editor, a database, … — [`crate::extract::category_of`]),
 //! questions included ("can you do it in Go?" asks for Go).
 
 use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
-use crate::knowledge::extract::{category_of, extract};
+use crate::extract::{category_of, extract};
 use crate::model::Kind;
 
 /// One signal found in a turn.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
-use crate::knowledge::extract::USER_ENTITY;
+use crate::extract::USER_ENTITY;
 use crate::knowledge::graph::norm;
 use crate::model::{Kind, Record, Scope, Source};
 use crate::index::vector::top_k_by_score;

@@ -9,7 +9,7 @@ use crate::engram::Engram;
 use crate::error::Result;
 use crate::hlc::Millis;
 use crate::index::vector::top_k_by_score;
-use crate::knowledge::extract::{extract, USER_ENTITY};
+use crate::extract::{extract, USER_ENTITY};
 use crate::knowledge::graph::norm;
 use crate::model::{Kind, Scope, Source};
 

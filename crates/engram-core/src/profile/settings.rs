@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::engram::Engram;
 use crate::error::{Error, Result};
 use crate::hlc::{Millis, Stamp};
-use crate::knowledge::extract::USER_ENTITY;
+use crate::extract::USER_ENTITY;
 use crate::knowledge::graph::{norm, EntityRef, Graph};
 use crate::model::Scope;
 

@@ -26,7 +26,7 @@ fn the_profile_holds_what_the_user_said_about_themselves_most_important_first() 
     assert_eq!(p.basic.language, Some(Valued::new("en", "observed")));
     let facts: Vec<&str> = p.knowledge.facts.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(facts.first(), Some(&"User is allergic to peanuts"), "health comes first: {facts:?}");
-    assert!(facts.contains(&"User works at Acme") && facts.contains(&"User works as nurse"), "{facts:?}");
+    assert!(facts.contains(&"User works at Acme") && facts.contains(&"User works as a nurse"), "{facts:?}");
     assert_eq!(p.behaviour.visits.sessions, 2);
     assert_eq!(p.behaviour.visits.active_days, 2);
     assert_eq!(p.behaviour.visits.mean_days_between, Some(3.0));

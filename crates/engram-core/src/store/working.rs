@@ -62,7 +62,7 @@ impl Engram {
             self.claim_dim(v.len());
         }
         let ReadyTurn { role, text, sealed, embedding } = turn;
-        let question = crate::knowledge::extract::is_question(&text);
+        let question = crate::extract::is_question(&text);
         let stamp = self.next_stamp(now);
         let id = id_from_stamp(stamp);
         let record = Record {

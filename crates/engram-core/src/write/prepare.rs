@@ -26,7 +26,7 @@ use crate::archive::DocumentInput;
 use crate::store::working::{ReadyTurn, Turn};
 use crate::engram::Engram;
 use crate::error::{Error, Result};
-use crate::knowledge::extract::{extract, Extracted, Link};
+use crate::extract::{extract, Extracted, Link};
 use crate::hlc::Millis;
 use crate::model::{MemoryInput, Scope, Source, WriteAction, WriteOutcome};
 use crate::pii::{PiiKind, Sealed, Scrubbed};

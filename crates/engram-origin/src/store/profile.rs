@@ -9,7 +9,7 @@ use mongodb::bson::{doc, Bson, DateTime, Document};
 use super::statements::{date, field_key, Updates};
 use super::{owner, parse_stamp_key, Store};
 use crate::error::ApiResult;
-use engram_core::knowledge::extract::USER_ENTITY;
+use engram_core::extract::USER_ENTITY;
 use engram_core::knowledge::graph::norm;
 use engram_core::profile::settings::ATTR_PREFIX;
 use engram_core::profile::{stated_name, ProfileSettings};

@@ -12,7 +12,7 @@ use super::{owner, stamp_key, Store};
 use crate::error::ApiResult;
 use engram_core::knowledge::graph::norm;
 use engram_core::archive::{document_of_chunk, manifest::Manifest};
-use engram_core::knowledge::extract::USER_ENTITY;
+use engram_core::extract::USER_ENTITY;
 use engram_core::profile::settings::ATTR_PREFIX;
 use engram_core::{Kind, Op, OpBody, Record, Source, UserKey};
 

@@ -6,7 +6,7 @@
 //! looking at what is kept and what is missed.
 use std::collections::BTreeSet;
 
-use engram_core::knowledge::extract::extract;
+use engram_core::extract::extract;
 use engram_core::Kind;
 
 const STOP: &str = "a an the and or but of to in on at for with from by as is am are was were be been being i me my mine myself we our you your he she it its they them their this that these those have has had do does did so very really just also too not no can could would will shall should may might must like love enjoy about into out up down over than then there here what who whom which when where why how all any some more most much many one two lot lots get got go going im ive id dont cant";

@@ -258,7 +258,7 @@ pub fn pii_extract(data: &[u8]) {
             }
         }
     }
-    for e in engram_core::knowledge::extract::extract(text) {
+    for e in engram_core::extract::extract(text) {
         assert!(!e.text.is_empty(), "an empty extracted fact");
         assert!(e.importance.is_finite() && e.confidence.is_finite());
     }

@@ -5,7 +5,7 @@ use crate::write::prepare::WriteBatch;
 use crate::store::working::Turn;
 use crate::engram::Engram;
 use crate::error::{Error, Result};
-use crate::knowledge::extract::{extract, Link, USER_ENTITY};
+use crate::extract::{extract, Link, USER_ENTITY};
 use crate::knowledge::graph::{EntityRef, Relation};
 use crate::hlc::Millis;
 use crate::model::{Scope, WriteAction, WriteOutcome};
@@ -25,7 +25,7 @@ impl Engram {
     /// the normal write path. Returns one outcome per stored fact. Facts that state a
     /// relation also join the graph (`user —works_at→ Alibaba`, citing the record); when a
     /// fact supersedes another, the relations the old one stated are removed. (To record
-    /// the turns as well, prepare a [`WriteBatch`] with `turns` and `knowledge::extract`.)
+    /// the turns as well, prepare a [`WriteBatch`] with `turns` and `extract`.)
     pub fn observe(&mut self, scope: &Scope, user_texts: &[&str], now: Millis) -> Result<Vec<WriteOutcome>> {
         let facts = user_texts.iter().flat_map(|t| extract(t)).collect();
         let prepared = self.prepare(scope, WriteBatch { facts, ..WriteBatch::default() }, now)?;

@@ -95,6 +95,9 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if let Some(a) = refer::antecedent(sentence) {
             antecedent = Some(a);
         }
+        if clauses::is_instruction(sentence) {
+            continue;
+        }
         let asked = is_question(sentence);
         let chinese = sentence.chars().any(crate::index::lexical::terms::is_cjk);
         let clauses = if chinese { Vec::new() } else { clauses::clauses(sentence) };
@@ -125,10 +128,15 @@ pub fn extract(text: &str) -> Vec<Extracted> {
             continue;
         }
         for (clause, span) in clauses {
-            if read.iter().any(|r| r.start < span.end && span.start < r.end) || clauses::refusal(&clause).is_some() {
+            if read.iter().any(|r| r.start < span.end && span.start < r.end) {
                 continue;
             }
-            if let Some(e) = en::self_fact(&clause) {
+            let fact = match clauses::refusal(&clause) {
+                None => en::self_fact(&clause),
+                Some(clauses::SOMEONE_ELSE) => en::someone_elses_fact(&clause),
+                Some(_) => None,
+            };
+            if let Some(e) = fact {
                 push(&mut out, e);
             }
         }

@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 
 use regex_lite::Captures;
 
-use crate::knowledge::extract::rules::{clean, fact, untagged, Rule};
-use crate::knowledge::extract::zh::self_facts::{cat, REL_ALT};
-use crate::knowledge::extract::Extracted;
+use crate::extract::rules::{clean, fact, untagged, Rule};
+use crate::extract::zh::self_facts::{cat, REL_ALT};
+use crate::extract::Extracted;
 use crate::model::Kind;
 
 const END: &str = r"[^，。,.!！？?\s]";
@@ -21,7 +21,7 @@ fn whole(c: &Captures<'_>) -> String {
 pub(crate) fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| crate::knowledge::extract::rules::rule(&pattern, build);
+        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| crate::extract::rules::rule(&pattern, build);
         let p = r"^(?:其实|现在|目前|另外|对了|顺便说一下)?[，,]?";
         vec![
             // ---- study ----

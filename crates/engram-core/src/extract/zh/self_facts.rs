@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex};
 
-use crate::knowledge::extract::rules::{clean, fact, untagged, Rule};
-use crate::knowledge::extract::Extracted;
+use crate::extract::rules::{clean, fact, untagged, Rule};
+use crate::extract::Extracted;
 use crate::model::Kind;
 
 /// Kin, partners, friends and pets, with the relation name used in the graph.
@@ -107,7 +107,7 @@ const END: &str = r"[^，。,.!！？?\s]";
 pub(crate) fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| crate::knowledge::extract::rules::rule(&pattern, build);
+        let r = |pattern: String, build: fn(&Captures<'_>) -> Vec<Extracted>| crate::extract::rules::rule(&pattern, build);
         let p = r"^(?:其实|现在|目前|另外|对了|顺便说一下)?[，,]?";
         vec![
             // ---- identity ----

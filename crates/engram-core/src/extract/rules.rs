@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex};
 
-use crate::knowledge::extract::lexicon::category_of;
-use crate::knowledge::extract::Extracted;
+use crate::extract::lexicon::{category_of, is_people_or_faith};
+use crate::extract::Extracted;
 use crate::model::{FactKey, Kind};
 
 pub(crate) struct Rule {
@@ -33,7 +33,22 @@ pub(crate) fn clean(s: &str) -> String {
 }
 
 pub(crate) fn fact(kind: Kind, text: String, attribute: &str, importance: f32, confidence: f32) -> Extracted {
-    Extracted { kind, text, key: Some(FactKey::new("user", attribute)), importance, confidence, tags: Vec::new(), link: None }
+    let tags = category_of_key(attribute).map(|c| vec![format!("category:{c}")]).unwrap_or_default();
+    Extracted { kind, text, key: Some(FactKey::new("user", attribute)), importance, confidence, tags, link: None }
+}
+
+/// The category of the user's fact a keyed rule writes, by its key's attribute: the same
+/// categories `en.rs` gives the other self-facts (the chat app's panel groups by them).
+fn category_of_key(attribute: &str) -> Option<&'static str> {
+    let a = attribute.to_lowercase();
+    Some(match a.split([' ', '_']).next().unwrap_or("") {
+        "name" => "identity",
+        "occupation" | "employer" => "work",
+        "location" => "place",
+        "skill" | "uses" => "habit",
+        "preferred" | "opinion" | "response" => "preference",
+        _ => return None,
+    })
 }
 
 pub(crate) fn untagged(kind: Kind, text: String, importance: f32, confidence: f32) -> Extracted {
@@ -42,6 +57,15 @@ pub(crate) fn untagged(kind: Kind, text: String, importance: f32, confidence: f3
 
 pub(crate) fn zh(s: &str) -> bool {
     s.chars().any(crate::index::lexical::terms::is_cjk)
+}
+
+/// "User works as a nurse" (key `occupation`, `user —works_as→ nurse`), with the article
+/// the user said.
+fn role(article: &str, role: &str) -> Extracted {
+    let role = clean(role);
+    let article = article.trim().to_lowercase();
+    let text = if article.is_empty() { format!("User works as {role}") } else { format!("User works as {article} {role}") };
+    fact(Kind::Fact, text, "occupation", 0.9, 0.85).linked("works_as", &role, "role")
 }
 
 /// A preference (or dislike) of `thing`, keyed by its category when known.
@@ -74,13 +98,15 @@ pub(crate) fn preference(thing: &str, likes: bool, chinese: bool) -> Extracted {
 /// True for an object that only points back ("it", "those things too"): what it names is
 /// in another turn, so nothing is kept from it.
 pub(crate) fn is_pronoun(object: &str) -> bool {
-    const POINTERS: &[&str] = &["it", "that", "this", "them", "those", "these", "one", "ones", "things", "stuff", "too", "either", "all", "both", "so", "much", "a", "lot", "the", "also"];
+    const POINTERS: &[&str] = &["it", "that", "this", "them", "those", "these", "him", "her", "his", "hers", "they", "there", "one", "ones", "things", "stuff", "too", "either", "all", "both", "so", "much", "a", "lot", "the", "also"];
     object.to_lowercase().split_whitespace().all(|w| POINTERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
 }
 
+
 const NOT_NAMES: &[&str] = &[
     "tired", "fine", "good", "ok", "okay", "sure", "sorry", "back", "here", "done", "ready", "busy", "new", "not", "a", "an",
-    "the", "just", "so", "very", "working", "going", "trying", "looking", "happy", "sad", "glad", "afraid", "learning",
+    "the", "just", "so", "very", "working", "going", "trying", "looking", "happy", "sad", "glad", "afraid", "learning", "vegan",
+    "vegetarian",
 ];
 
 pub(crate) fn rules() -> &'static [Rule] {
@@ -93,23 +119,27 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"\b(?:[Mm]y name is|[Cc]all me|I am called)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})", |c| {
                 vec![fact(Kind::Fact, format!("User's name is {}", clean(&c[1])), "name", 0.9, 0.9)]
             }),
-            r(r"\bI'?m\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:[,.!]|\s+and\b|$)", |c| {
+            r(r"\bI'?m\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:[,.!]|\s+(?:and|btw|by the way|here)\b|$)", |c| {
                 let name = clean(&c[1]);
-                if NOT_NAMES.contains(&name.to_lowercase().as_str()) {
+                if NOT_NAMES.contains(&name.to_lowercase().as_str()) || name.split_whitespace().any(|w| is_people_or_faith(&w.to_lowercase())) {
                     return Vec::new();
                 }
                 vec![fact(Kind::Fact, format!("User's name is {name}"), "name", 0.9, 0.75)]
             }),
-            r(r"(?i)\b(?:i work as|i'?m working as|my job is|my role is|i am employed as)\s+(?:an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+at\s+|\s+for\s+|[,.!]|$)", |c| {
-                vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
+            r(r"(?i)\b(?:i work as|i'?m working as|my job is|my role is|i am employed as)\s+(an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+at\s+|\s+for\s+|[,.!]|$)", |c| {
+                // "My job is in accounting" names a field, not a role: `en.rs` keeps it as said.
+                if ["in ", "at ", "to ", "so ", "very ", "really ", "hard", "fun", "great", "boring", "stressful"].iter().any(|w| c[2].to_lowercase().starts_with(w)) {
+                    return Vec::new();
+                }
+                vec![role(c.get(1).map_or("", |a| a.as_str()), &c[2])]
             }),
             // The role after the employer ("I work at Acme as a nurse"): the employer rule
             // reads the clause, so the role is read here or lost.
-            r(r"(?i)\bi (?:work|am working|'m working)\s+(?:at|for)\s+[^,.!?]{1,40}?\s+as\s+(?:an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+(?:and|but|since|for)\b|[,.!]|$)", |c| {
-                vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
+            r(r"(?i)\bi (?:work|am working|'m working)\s+(?:at|for)\s+[^,.!?]{1,40}?\s+as\s+(an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+(?:and|but|since|for)\b|[,.!]|$)", |c| {
+                vec![role(c.get(1).map_or("", |a| a.as_str()), &c[2])]
             }),
-            r(r"(?i)\bI'?m an?\s+((?:senior |junior |lead |staff |principal )?[a-z-]+ (?:engineer|developer|designer|scientist|manager|researcher|analyst|teacher|doctor|nurse|lawyer|writer|student|architect|consultant))\b", |c| {
-                vec![fact(Kind::Fact, format!("User works as {}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")]
+            r(r"(?i)\bI'?m (an?\s+)((?:senior |junior |lead |staff |principal )?[a-z-]+ (?:engineer|developer|designer|scientist|manager|researcher|analyst|teacher|doctor|nurse|lawyer|writer|architect|consultant))\b", |c| {
+                vec![role(&c[1], &c[2])]
             }),
             r(r"\b[Ii](?: work|'m working| am working|'m employed| am employed)\b[^.!?]{0,40}?\b(?:at|for|by)\s+(?:the\s+)?([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})", |c| {
                 vec![fact(Kind::Fact, format!("User works at {}", clean(&c[1])), "employer", 0.9, 0.85).linked("works_at", &c[1], "organization")]

@@ -6,8 +6,8 @@ mod self_facts;
 
 use std::sync::OnceLock;
 
-use crate::knowledge::extract::rules::{clean, fact, preference, untagged, zh, Rule};
-use crate::knowledge::extract::zh::self_facts::{cat, is_place};
+use crate::extract::rules::{clean, fact, preference, untagged, zh, Rule};
+use crate::extract::zh::self_facts::{cat, is_place};
 use crate::model::Kind;
 
 /// The Chinese rules that apply to `sentence`: none for a question, negation, hedge,
@@ -27,7 +27,7 @@ pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
 fn base() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        let r = crate::knowledge::extract::rules::rule;
+        let r = crate::extract::rules::rule;
         vec![
             // ---- identity ----
             // Case-sensitive on purpose: names are capitalized ("my name is Dana Scully and …").
@@ -96,7 +96,7 @@ fn base() -> &'static [Rule] {
 
 #[cfg(test)]
 mod tests {
-    use crate::knowledge::extract::extract;
+    use crate::extract::extract;
     use crate::model::FactKey;
 
     fn has(s: &str, text: &str, attr: &str, category: &str) -> bool {

@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
-use crate::knowledge::extract::clauses::is_dislike;
-use crate::knowledge::extract::lexicon::category_of;
-use crate::knowledge::extract::Extracted;
+use crate::extract::clauses::is_dislike;
+use crate::extract::lexicon::{category_of, is_people_or_faith};
+use crate::extract::Extracted;
 use crate::model::{FactKey, Kind};
 
 /// The fact a first-person clause states, or `None` when it cannot be put in the third person.
@@ -90,12 +90,36 @@ pub(crate) fn self_fact(clause: &str) -> Option<Extracted> {
     Some(e)
 }
 
+/// What a clause says of someone the user knows ("My sister is a pole dancer" → "User's
+/// sister is a pole dancer"): kept about them, in the category `people`, with no key of
+/// the user's — "my friend is allergic to peanuts" is not the user's allergy, and the
+/// profile does not read it as one.
+pub(crate) fn someone_elses_fact(clause: &str) -> Option<Extracted> {
+    let mut e = self_fact(clause)?;
+    e.kind = Kind::Fact;
+    e.key = None;
+    e.importance = 0.6;
+    e.tags = vec!["category:people".to_owned()];
+    Some(e)
+}
+
 /// The category of a first-person clause (lower-cased): the first lexicon that names it.
 pub(crate) fn category(lower: &str) -> &'static str {
     let p = patterns();
     // "I plan to go to business school": a plan about school, kept as a plan (a task).
     if p.plan_head.is_match(lower) {
         return "plan";
+    }
+    // A date is what makes a fact worth its day, whatever it is about ("my exam is on June 14").
+    if p.date.is_match(lower) {
+        return "date";
+    }
+    // How often says a habit ("I run every morning before work"), unless it is the work.
+    if p.frequency.is_match(lower) && !lower.starts_with("i work") {
+        return "habit";
+    }
+    if p.identity.is_match(lower) || (lower.starts_with("i'm ") || lower.starts_with("i am ")) && lower.split(|c: char| !c.is_alphabetic()).skip(1).take(4).any(is_people_or_faith) {
+        return "identity";
     }
     for (name, re) in &p.categories {
         if re.is_match(lower) {
@@ -126,6 +150,11 @@ pub(crate) fn third_person(clause: &str) -> Option<String> {
             _ => "is",
         };
         (format!("User {verb}"), &c[m[0].len()..])
+    } else if let Some(m) = p.partner_and_i.captures(c) {
+        let with = later_persons(&format!(" {}", &m[1])).trim().to_owned();
+        let rest = third_person(&format!("I {}", &c[m[0].len()..].trim()))?;
+        let rest = rest.trim_end_matches(" together");
+        return Some(format!("{rest} with {with}"));
     } else if let Some(m) = p.my.captures(c) {
         ("User's".to_owned(), &c[m[0].len()..])
     } else if let Some(m) = p.me_and_my.captures(c) {
@@ -186,6 +215,7 @@ struct Patterns {
     be: Regex,
     my: Regex,
     me_and_my: Regex,
+    partner_and_i: Regex,
     dont: Regex,
     verb: Regex,
     later_i_am: Regex,
@@ -206,22 +236,27 @@ struct Patterns {
     hometown: Regex,
     relative_named: Regex,
     pet_named: Regex,
+    date: Regex,
+    frequency: Regex,
+    identity: Regex,
     categories: Vec<(&'static str, Regex)>,
 }
 
 /// Family words, in the plural too, as they follow "my".
-const RELATIVES: &str = r"(?:mom|mum|mother|dad|father|parents?|brothers?|sisters?|siblings?|sons?|daughters?|kids?|children|child|wife|husband|spouse|girlfriend|boyfriend|partner|fianc[ée]e?|grand(?:ma|pa|mother|father|parents?|kids?|children|son|daughter)s?|cousins?|aunts?|uncles?|nieces?|nephews?|twins?|family|friends?|best friend|roommates?|in-laws?|stepmom|stepdad|baby|babies)";
-const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|parrots?|fish|hamsters?|rabbits?|bunny|bunnies|horses?|turtles?|tortoises?|snakes?|lizards?|guinea pigs?|ferrets?|cow|cows|goats?|chickens?|pigs?|german shepherd|labrador|poodle|beagle|terrier|retriever|husky)";
+const RELATIVES: &str = r"(?:mom|mum|mother|dad|father|parents?|brothers?|sisters?|siblings?|sons?|daughters?|kids?|children|child|wife|husband|spouse|girlfriend|boyfriend|partner|fianc\w*|step(?:mom|mother|dad|father|son|daughter|kids?|children|sister|brother)s?|grand(?:ma|pa|mother|father|parents?|kids?|children|son|daughter)s?|cousins?|aunts?|uncles?|nieces?|nephews?|twins?|family|friends?|best friend|roommates?|in-laws?|stepmom|stepdad|baby|babies)";
+const MONTHS: &str = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)";
+const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|parrots?|fish|hamsters?|rabbits?|bunny|bunnies|horses?|turtles?|tortoises?|snakes?|lizards?|guinea pigs?|ferrets?|cow|cows|goats?|chickens?|pigs?|german shepherd|labrador|poodle|beagle|terrier|retriever|husky|greyhound|dachshund|corgi|pug|bulldog|collie|spaniel|chihuahua)";
 
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = crate::knowledge::extract::rules::pattern;
+        let re = crate::extract::rules::pattern;
         let cat = |name: &'static str, s: &str| (name, re(s));
         Patterns {
             be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),
             my: re(r"^(?i:my)\b"),
             me_and_my: re(r"^(?i:me and my)\b"),
+            partner_and_i: re(&format!(r"^((?i:my|our) (?:\w+ )?(?i:{RELATIVES})(?: [A-Z][a-z]+)?) (?:and|&) I\b")),
             dont: re(r"^I\s+((?i:really|just|absolutely|truly)\s+)?(?i:don't|do not|dont)\b"),
             verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
             later_i_am: re(r"(\W)(?:I'm|I am)\b"),
@@ -233,7 +268,7 @@ fn patterns() -> &'static Patterns {
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
-            plan_head: re(r"^i(?:'m| am)? (?:plan(?:ning)? to|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of)\b"),
+            plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b"),
             allergy: re(r"allergic to ([a-z ]{2,30})"),
             diet: re(r"\b(?:i(?:'m| am) (?:a )?(?:vegetarian|vegan|pescatarian|on a [a-z]+ diet|keto|gluten[- ]free)|i (?:eat|follow) (?:a )?(?:vegan|vegetarian|plant-based|keto|paleo|kosher|halal))\b"),
             status: re(r"^i(?:'m| am) (?:single|married|divorced|engaged|widowed|in a relationship|dating)\b"),
@@ -242,13 +277,15 @@ fn patterns() -> &'static Patterns {
             hometown: re(r"^i(?:'m| am) (?:originally )?from\b|^i grew up in\b|^i was (?:born|raised) in\b"),
             relative_named: re(&format!(r"(?i)\bmy ({RELATIVES})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called|,)\s+([A-Z][a-z]+)")),
             pet_named: re(&format!(r"(?i)\b(?:my |a |an |two |three )?({PETS})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called)\s+([A-Z][a-z]+|[a-z]+)")),
+            date: re(&format!(r"\b(?:birthday|bday|anniversary|born on|wedding (?:is|was) on|due date|appointment|interview|ceremony|name day|scheduled for)\b|\b(?:on|is|by|until|since|the) (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)\b|{MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTHS}\b|(?:first|second|third|\w+th) of {MONTHS}\b)|\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")),
+            frequency: re(r"\b(?:every (?:day|week|weekend|morning|evening|night|year|month|summer|winter|sunday|saturday)|once a|twice a|\w+ times a|most (?:mornings|evenings|nights|weekends|days)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends))\b"),
+            identity: re(r"\b(?:years? old|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),
             categories: vec![
-                cat("date", r"\b(?:birthday|anniversary|born on|wedding (?:is|was) on)\b"),
                 cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise)\b"),
-                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a (?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child)|an only child|pregnant|in a relationship)\b|\bi have (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi have (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
-                cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons)\b"),
-                cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*)\b"),
-                cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*)\b"),
+                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
+                cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons|majored|bootcamp|mba|homeschool\w*|in (?:the )?\w+ grade|thesis|diploma|certificate|apprentice\w*|undergrad\w*|enrolled|med school|law school|grad school|went to (?:[A-Z]\w+|\w+ (?:school|college|university)))\b"),
+                cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*|pharmacist|vet|veterinarian|paralegal|dentist|journalist|reporter|editor|cto|cfo|coo|stay-at-home|surgeon|therapist|consultant|analyst|technician|clerk|receptionist|paramedic|carpenter|welder|hairdresser|tailor|seamstress|banker|realtor|marketing|sales|i teach|teach \w+ grade|run my own|self-employed|unemployed|promoted|intern|internship|startup)\b"),
+                cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*|immigrated|emigrated|childhood in|my home is|based in|[a-z]+ based|dorm|settled in)\b"),
                 cat("plan", r"\b(?:plan|plans|planning|want to|wanna|going to|gonna|hope to|hoping to|goal|dream|someday|one day|next (?:year|month|week|summer|spring|fall|winter)|saving (?:up )?for|about to|intend|aspire|would like to|trying to)\b"),
                 cat("habit", r"\b(?:afraid of|scared of|fear|phobia|terrified|hobby|hobbies|every (?:day|week|weekend|morning|night|year|month)|once a|twice a|usually|always|often|daily|weekly|play|plays|playing|practice|practise|collect\w*|skilled|good at|speak|fluent|can (?:play|speak|cook|sing|dance|swim|draw|code))\b"),
                 cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite)\b|\bfavorite\b|\bi(?:'m| am) (?:a (?:big |huge )?fan of|into|obsessed with|passionate about)\b|\bmy passion\b"),
@@ -317,4 +354,31 @@ mod tests {
         let l = fact("I have a turtle named Timothy").link.expect("link");
         assert_eq!((l.rel.as_str(), l.object.name.as_str()), ("pet", "Timothy"));
     }
+
+    #[test]
+    fn a_fact_said_with_a_partner_is_the_users_with_them() {
+        assert_eq!(fact("my wife and I live in Toronto").text, "User lives in Toronto with their wife");
+        assert_eq!(fact("my boyfriend Marco and I live together").text, "User lives with their boyfriend Marco");
+    }
+
+    #[test]
+    fn someone_elses_fact_is_theirs_with_no_key_of_the_users() {
+        let e = someone_elses_fact("My mom is diabetic").expect("kept");
+        assert_eq!(e.text, "User's mom is diabetic");
+        assert_eq!((e.tags.as_slice(), e.key.is_none()), (&["category:people".to_owned()][..], true));
+    }
+
+    #[test]
+    fn dates_frequencies_faiths_and_plans_get_their_categories() {
+        for (s, c) in [
+            ("I'm flying to Rome on December 20th", "date"),
+            ("I run every morning before work", "habit"),
+            ("I'm Brazilian", "identity"),
+            ("I'm applying to grad school this fall", "plan"),
+            ("I'm a pharmacist", "work"),
+        ] {
+            assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
+        }
+    }
 }
+
