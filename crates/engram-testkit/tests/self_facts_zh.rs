@@ -15,3 +15,16 @@ fn chinese_self_facts_meet_recall_and_precision_on_the_labelled_corpus() {
     assert!(r.recall() >= 0.95, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
     assert!(r.precision() >= 0.97, "precision {:.3}\n{}", r.precision(), r.errors.join("\n"));
 }
+
+#[test]
+fn what_is_said_of_someone_else_in_chinese_is_kept_as_theirs_not_the_users() {
+    let r = evaluate("zh").unwrap_or_else(|| unreachable!("data/self_facts_zh.tsv is part of the repository"));
+    assert_eq!(r.by_category["not:other"].false_pos, 0, "{}", r.errors.join("\n"));
+    let facts = engram_core::extract::extract("我妈妈对花生过敏");
+    assert_eq!(facts.len(), 1, "{facts:?}");
+    assert_eq!(facts[0].text, "用户的妈妈对花生过敏");
+    assert_eq!(facts[0].tags, vec!["category:people".to_owned()]);
+    assert!(facts[0].key.is_none(), "{:?}", facts[0].key);
+    // Reported speech about someone else is still refused outright.
+    assert!(engram_core::extract::extract("我妈妈说她对花生过敏").is_empty());
+}

@@ -86,6 +86,9 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     if p.hypothetical.is_match(&lower) {
         return Some("a hypothetical");
     }
+    if p.passing.is_match(&lower) {
+        return Some("a passing state, not a fact of the person");
+    }
     if p.reported.is_match(&lower) {
         return Some("reported speech");
     }
@@ -194,6 +197,7 @@ struct Patterns {
     pointer: Regex,
     pointer_object: Regex,
     soft_hedge: Regex,
+    passing: Regex,
     other_subject: Regex,
     ties_to_user: Regex,
     instruction: Regex,
@@ -222,6 +226,9 @@ fn patterns() -> &'static Patterns {
             // "I tried that once", "I got one for Christmas", "a big fan of his": the verb's
             // object is a pointer, whatever adverb or time follows it.
             pointer_object: re(r"^i(?:'m| am|'ve| have)? (?:[a-z]+ ){0,4}?(?:that|this|one|his|hers)(?: (?:once|twice|before|again|all the time|a lot|as a kid|as a child|in|for|at|on|every|when|last|yesterday|today|recently|lately|sometimes|often|too)\b.*)?$"),
+            // "I'm free this weekend", "I'm watching a movie right now": what the user is doing
+            // or feeling at the moment is the talk's, not a fact of the person.
+            passing: re(r"^i(?:'m| am) (?:just |so |really |kinda |currently )?(?:free|available|bored|hungry|sleepy|starving|off (?:today|tomorrow|tonight))\b|^i(?:'m| am) (?:just |currently )?[a-z]+ing\b.*\b(?:right now|at the moment|as we speak|tonight)$"),
             soft_hedge: re(r"^i (?:kind of|kinda|sort of|sorta|reckon|suspect|might|may)\b|^i(?:'m| am) (?:half |kind of |sort of )?(?:toying with|half thinking|on the fence|torn|undecided)\b"),
             other_subject: re(&format!(r"^(?i:my|our) (?:(?i:best|older|younger|little|big|baby|twin|oldest|youngest|eldest|ex|new|late|step|great)[- ]?)*(?:(?i:{PEOPLE})\b|(?i:fianc[ée]e?))(?: [A-Z][a-z]+\b)?")),
             ties_to_user: re(r"^(?:'s? (?:name|nickname) is\b|,? (?:is |was )?(?:called|named)\b|'s (?:birthday|anniversary|wedding|due date|graduation)\b|(?: [A-Z][a-z]+)?'s (?:birthday|anniversary|wedding)\b| is [A-Z][a-z]+\b| is (?:my|our)\b| (?:and|&) I\b|,? [A-Z][a-z]+,)"),
@@ -294,6 +301,10 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I have one brother"), None);
+        for c in ["I'm free this weekend", "I'm watching a movie right now"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+        assert_eq!(refusal("I'm currently living in Berlin"), None);
     }
 
     #[test]

@@ -190,7 +190,9 @@ pub(crate) fn later_persons(text: &str) -> String {
 /// "watch" → "watches", "study" → "studies"); a past form stays as it is.
 fn conjugate(verb: &str) -> String {
     let v = verb.to_lowercase();
-    if v.ends_with("ed") || IRREGULAR_PAST.contains(&v.as_str()) {
+    // "need", "feed", "speed" end in -ed and are not past.
+    let present_ed = v.ends_with("eed") && (v.len() <= 5 || ["speed", "bleed", "breed", "succeed", "proceed", "exceed"].contains(&v.as_str()));
+    if (v.ends_with("ed") && !present_ed && v != "shed" && v != "embed") || IRREGULAR_PAST.contains(&v.as_str()) {
         return v;
     }
     match v.as_str() {
@@ -314,6 +316,8 @@ mod tests {
         assert_eq!(fact("I usually just run 5Ks").text, "User usually just runs 5Ks");
         assert_eq!(fact("I don't drink alcohol").text, "User doesn't drink alcohol");
         assert_eq!(fact("I used to do ballet when I was younger").text, "User used to do ballet when they were younger");
+        assert_eq!(fact("I need to make some new friends").text, "User needs to make some new friends");
+        assert_eq!(fact("I feed the ducks at the pond every Sunday").text, "User feeds the ducks at the pond every Sunday");
     }
 
     #[test]

@@ -98,9 +98,11 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if clauses::is_instruction(sentence) {
             continue;
         }
-        let asked = is_question(sentence);
         let chinese = sentence.chars().any(crate::index::lexical::terms::is_cjk);
         let clauses = if chinese { Vec::new() } else { clauses::clauses(sentence) };
+        // An English sentence that ends in a question may open with a statement ("I'm
+        // Larry, what's your name?"): its clauses are what the rules read.
+        let asked = is_question(sentence) && (chinese || clauses.is_empty());
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
         if !asked && route(sentence) == Route::Retrieve {
             for rule in rules::rules().iter().chain(zh::rules(sentence)) {
@@ -109,6 +111,10 @@ pub fn extract(text: &str) -> Vec<Extracted> {
                     // Acme any more", "if I lived in Paris", "my mom says I moved to Lyon").
                     let at = caps.get(0).map_or(0, |m| m.start());
                     if clauses.iter().any(|(c, span)| span.contains(&at) && clauses::blocks_rules(c)) {
+                        continue;
+                    }
+                    // Nothing is read from the question a statement ends with.
+                    if !chinese && is_question(sentence) && !clauses.iter().any(|(_, span)| span.contains(&at)) {
                         continue;
                     }
                     let built = (rule.build)(&caps);

@@ -11,11 +11,14 @@ use crate::extract::zh::self_facts::{cat, is_place};
 use crate::model::Kind;
 
 /// The Chinese rules that apply to `sentence`: none for a question, negation, hedge,
-/// hypothetical, reported speech, pronoun object or a statement about someone else.
+/// hypothetical, reported speech or pronoun object; for a statement about someone else,
+/// the one that keeps it as theirs.
 pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
     static ALL: OnceLock<Vec<Rule>> = OnceLock::new();
-    if self_facts::blocked(sentence) {
-        return &[];
+    match self_facts::blocked(sentence) {
+        Some(self_facts::Blocked::Refused) => return &[],
+        Some(self_facts::Blocked::SomeoneElse) => return self_facts::someone_else(),
+        None => {}
     }
     ALL.get_or_init(|| {
         let all = self_facts::rules().iter().chain(life::rules()).chain(base());
@@ -137,10 +140,18 @@ mod tests {
     }
 
     #[test]
-    fn negations_questions_hedges_reported_speech_and_other_people_keep_nothing() {
+    fn negations_questions_hedges_and_reported_speech_keep_nothing() {
         for s in ["我不是医生", "我没有孩子", "我不对花生过敏", "我对花生过敏吗？", "我妹妹叫什么？", "如果我是医生就好了", "我可能对花生过敏",
-            "他说他对花生过敏", "我朋友住在上海", "我妹妹是医生", "我也喜欢它"] {
+            "他说他对花生过敏", "我也喜欢它", "我妹妹说她是医生"] {
             assert_eq!(extract(s), Vec::new(), "{s}");
+        }
+    }
+
+    #[test]
+    fn other_people_are_kept_as_theirs_never_as_the_users() {
+        for (s, text) in [("我朋友住在上海", "用户的朋友住在上海"), ("我妹妹是医生", "用户的妹妹是医生")] {
+            let got = extract(s);
+            assert_eq!(got.iter().map(|e| (e.text.as_str(), e.tags.as_slice(), e.key.is_none())).collect::<Vec<_>>(), vec![(text, &["category:people".to_owned()][..], true)], "{s}");
         }
     }
 }

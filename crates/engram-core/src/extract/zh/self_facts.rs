@@ -56,9 +56,17 @@ pub(crate) fn cat(mut v: Vec<Extracted>, c: &str) -> Vec<Extracted> {
     v
 }
 
-/// True for a sentence the Chinese rules must leave alone: a question, negation, hedge,
-/// hypothetical, reported speech, a pronoun object, or a statement about someone else.
-pub(crate) fn blocked(s: &str) -> bool {
+/// Why the Chinese rules leave a sentence alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Blocked {
+    /// A question, negation, hedge, hypothetical, reported speech or a pronoun object.
+    Refused,
+    /// A statement about someone else ("我妈妈对花生过敏"): kept as theirs at most.
+    SomeoneElse,
+}
+
+/// Why the Chinese rules must leave `s` alone, or `None` when they may read it.
+pub(crate) fn blocked(s: &str) -> Option<Blocked> {
     static B: OnceLock<Vec<Regex>> = OnceLock::new();
     let b = B.get_or_init(|| {
         [
@@ -77,13 +85,13 @@ pub(crate) fn blocked(s: &str) -> bool {
     let t = t.as_str();
     // A correction of the assistant ("不对，…") is handled by its own rule.
     if t.starts_with("不对") || t.starts_with("错了") || t.starts_with("更正") || t.starts_with("纠正") {
-        return false;
+        return None;
     }
     // A question anywhere; a negation, hedge, reporting verb or pronoun in the first clause
     // ("我用GPT-4做模型，Token限制不是大问题" keeps its first clause).
     let first = t.split(['，', ',', '；']).next().unwrap_or(t);
     if b[0].is_match(t) || b[1..].iter().any(|r| r.is_match(first)) {
-        return true;
+        return Some(Blocked::Refused);
     }
     // About someone else: "我朋友住在上海", "我妹妹是医生", "小王在北京工作" — kept only when it names them.
     static OTHER: OnceLock<Regex> = OnceLock::new();
@@ -96,9 +104,24 @@ pub(crate) fn blocked(s: &str) -> bool {
         let named = NAMED.get_or_init(|| {
             Regex::new(&format!(r"^我的?(?:{REL_ALT})(?:叫|名叫|的名字(?:是|叫))")).unwrap_or_else(|e| unreachable!("named: {e}"))
         });
-        return !named.is_match(t) && !t.starts_with("大家都叫我") && !t.starts_with("大家叫我");
+        let ours = named.is_match(t) || t.starts_with("大家都叫我") || t.starts_with("大家叫我");
+        return (!ours).then_some(Blocked::SomeoneElse);
     }
-    false
+    None
+}
+
+/// What a sentence says of a relative, a partner, a friend or a pet ("我妈妈对花生过敏" →
+/// "用户的妈妈对花生过敏"): kept as theirs, in the category `people`, with no key of the
+/// user's, as the English rules do (`en::someone_elses_fact`).
+pub(crate) fn someone_else() -> &'static [Rule] {
+    static R: OnceLock<Vec<Rule>> = OnceLock::new();
+    R.get_or_init(|| {
+        vec![crate::extract::rules::rule(&format!(r"^我的?({REL_ALT})({END}[^。！!？?]{{1,40}})"), |c| {
+            let mut e = untagged(Kind::Fact, format!("用户的{}{}", &c[1], clean(&c[2])), 0.6, 0.7);
+            e.tags.push("category:people".into());
+            vec![e]
+        })]
+    })
 }
 
 const END: &str = r"[^，。,.!！？?\s]";
