@@ -210,7 +210,7 @@ const IRREGULAR_PAST: &[&str] = &[
     "was", "had", "did", "went", "grew", "got", "won", "met", "made", "took", "saw", "began", "became", "came", "left", "lost", "bought",
     "built", "drove", "flew", "fell", "felt", "found", "gave", "knew", "led", "ran", "sang", "sold", "spent", "taught", "thought", "wrote",
     "broke", "caught", "chose", "drew", "ate", "swam", "rode", "held", "kept", "heard", "paid", "read", "said", "sent", "shot", "sat",
-    "slept", "spoke", "stood", "told", "understood", "wore", "threw", "used",
+    "slept", "spoke", "stood", "told", "understood", "wore", "threw", "used", "quit",
 ];
 
 struct Patterns {
@@ -283,7 +283,7 @@ fn patterns() -> &'static Patterns {
             frequency: re(r"\b(?:every (?:day|week|weekend|morning|evening|night|year|month|summer|winter|sunday|saturday)|once a|twice a|\w+ times a|most (?:mornings|evenings|nights|weekends|days)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends))\b"),
             identity: re(r"\b(?:years? old|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),
             categories: vec![
-                cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise)\b"),
+                cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise|halal|kosher|dairy|dairy-free|celiac|coeliac|fasting|knee|back pain|glasses|contact lenses|blood pressure|cholesterol|meds|eczema|psoriasis|colou?rblind|thyroid|hypothyroidism|hyperthyroidism|epilep\w*|seizures|hearing aid|ptsd|bipolar|ocd|quit (?:drinking|smoking)|smoker)\b"),
                 cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
                 cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons|majored|bootcamp|mba|homeschool\w*|in (?:the )?\w+ grade|thesis|diploma|certificate|apprentice\w*|undergrad\w*|enrolled|med school|law school|grad school|went to (?:[A-Z]\w+|\w+ (?:school|college|university)))\b"),
                 cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*|pharmacist|vet|veterinarian|paralegal|dentist|journalist|reporter|editor|cto|cfo|coo|stay-at-home|surgeon|therapist|consultant|analyst|technician|clerk|receptionist|paramedic|carpenter|welder|hairdresser|tailor|seamstress|banker|realtor|marketing|sales|i teach|teach \w+ grade|run my own|self-employed|unemployed|promoted|intern|internship|startup)\b"),
@@ -380,6 +380,8 @@ mod tests {
             ("I'm Brazilian", "identity"),
             ("I'm applying to grad school this fall", "plan"),
             ("I'm a pharmacist", "work"),
+            ("I have high blood pressure", "health"),
+            ("I wear glasses", "health"),
         ] {
             assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
         }
