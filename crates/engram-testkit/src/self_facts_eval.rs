@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use engram_core::extract::extract;
+use engram_core::extract::{extract, PEOPLE_TAG as PEOPLE};
 
 /// One labelled sentence.
 #[derive(Debug, Clone)]
@@ -96,9 +96,6 @@ pub fn evaluate(lang: &str) -> Option<Report> {
     let text = std::fs::read_to_string(corpus_path(lang)).ok()?;
     Some(evaluate_rows(lang, &parse(&text)))
 }
-
-/// The tag of a fact kept about someone the user knows, not about the user.
-const PEOPLE: &str = "category:people";
 
 pub fn evaluate_rows(lang: &str, rows: &[Row]) -> Report {
     let mut r = Report { lang: lang.to_owned(), ..Report::default() };

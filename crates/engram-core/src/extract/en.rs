@@ -99,7 +99,7 @@ pub(crate) fn someone_elses_fact(clause: &str) -> Option<Extracted> {
     e.kind = Kind::Fact;
     e.key = None;
     e.importance = 0.6;
-    e.tags = vec!["category:people".to_owned()];
+    e.tags = vec![crate::extract::PEOPLE_TAG.to_owned()];
     Some(e)
 }
 

@@ -63,6 +63,10 @@ impl Extracted {
     }
 }
 
+/// The tag of a fact kept about someone the user knows, not about the user ("User's friend
+/// is allergic to peanuts"): it carries no key of the user's and stays out of the profile.
+pub const PEOPLE_TAG: &str = "category:people";
+
 /// The entity every extracted relation starts from: the user the memory belongs to.
 pub const USER_ENTITY: &str = "user";
 
@@ -102,7 +106,8 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         let clauses = if chinese { Vec::new() } else { clauses::clauses(sentence) };
         // An English sentence that ends in a question may open with a statement ("I'm
         // Larry, what's your name?"): its clauses are what the rules read.
-        let asked = is_question(sentence) && (chinese || clauses.is_empty());
+        let question = is_question(sentence);
+        let asked = question && (chinese || clauses.is_empty());
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
         if !asked && route(sentence) == Route::Retrieve {
             for rule in rules::rules().iter().chain(zh::rules(sentence)) {
@@ -114,7 +119,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
                         continue;
                     }
                     // Nothing is read from the question a statement ends with.
-                    if !chinese && is_question(sentence) && !clauses.iter().any(|(_, span)| span.contains(&at)) {
+                    if !chinese && question && !clauses.iter().any(|(_, span)| span.contains(&at)) {
                         continue;
                     }
                     let built = (rule.build)(&caps);

@@ -118,7 +118,7 @@ pub(crate) fn someone_else() -> &'static [Rule] {
     R.get_or_init(|| {
         vec![crate::extract::rules::rule(&format!(r"^我的?({REL_ALT})({END}[^。！!？?]{{1,40}})"), |c| {
             let mut e = untagged(Kind::Fact, format!("用户的{}{}", &c[1], clean(&c[2])), 0.6, 0.7);
-            e.tags.push("category:people".into());
+            e.tags.push(crate::extract::PEOPLE_TAG.into());
             vec![e]
         })]
     })
