@@ -69,6 +69,20 @@ proptest! {
         }
     }
 
+    /// Runs of letters with nothing between are one piece each, merged a chunk at a time.
+    #[test]
+    fn long_pieces_with_no_break_tokenize_like_tiktoken(
+        chars in proptest::collection::vec(proptest::sample::select(vec![
+            'a', 'a', 'a', 'b', 'n', 'e', 's', 't', 'r', 'A', 'Q', 'z', 'é', 'ß', '中', '文', '的', 'ш', 'я', 'ا', '\u{301}',
+        ]), 100..1500)
+    ) {
+        let s: String = chars.into_iter().collect();
+        for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let expected = tables::reference(enc).encode_ordinary(&s);
+            prop_assert_eq!(tables::bpe(enc).encode(&s), expected, "{} on {:?}", enc.name(), s);
+        }
+    }
+
     #[test]
     fn truncation_never_exceeds_the_budget_or_splits_a_character(s in "\\PC{0,120}", max in 0usize..40) {
         let bpe = tables::bpe(Encoding::O200kBase);
@@ -90,6 +104,21 @@ proptest! {
         let (prefix, n) = engram_core::context::tokens::heuristic::truncate(&s, max);
         prop_assert!(n <= max && s.starts_with(prefix));
         prop_assert_eq!(engram_core::context::tokens::heuristic::estimate(prefix), n);
+    }
+}
+
+#[test]
+fn runs_of_one_letter_and_of_words_without_spaces_tokenize_like_tiktoken() {
+    let words = "thequickbrownfoxjumpsoverthelazydog";
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        for n in [127, 128, 129, 191, 200, 513, 1000, 4096] {
+            for c in ["a", "e", "z", "x", "中", "я"] {
+                assert_parity(enc, &c.repeat(n));
+            }
+            assert_parity(enc, &words.repeat(n / words.len() + 1));
+            assert_parity(enc, &"ab".repeat(n / 2));
+            assert_parity(enc, &"aab".repeat(n / 3));
+        }
     }
 }
 

@@ -6,11 +6,14 @@
 
 use std::sync::Mutex;
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
 
 use crate::error::{Error, Result};
 use crate::context::tokens::pretokenize::{next_piece, Encoding};
-use crate::context::tokens::table::RankTable;
+use crate::context::tokens::table::{hash, RankTable};
+
+mod merge;
+use merge::{MergeData, Part};
 
 /// A ready-to-use BPE tokenizer: a rank table and its pre-tokenizer.
 #[derive(Debug)]
@@ -20,17 +23,49 @@ pub struct Bpe {
     /// Tokens of recently seen pieces that are not single tokens (the expensive ones: they
     /// need the merge loop), for counting and encoding alike. Bounded; cleared when full.
     merged: Mutex<MergeCache>,
-    /// The longest token's length in bytes: a piece longer than `k` of them holds more
-    /// than `k` tokens.
-    longest: usize,
+    /// The longest token (a piece longer than `k` of them holds more than `k` tokens),
+    /// each byte's rank, and the ranks of pairs met while merging (see `merge`).
+    merging: MergeData,
 }
 
-/// The tokens of merged pieces: where each piece's run starts in `tokens` (its length,
-/// then its tokens). One map of the same type as before it held counts, one flat list.
+/// The tokens of merged pieces, keyed by the same hash as the rank table (so a piece is
+/// hashed once): each entry is where its run starts in `runs` (the piece's start in `bytes`,
+/// its length, its token count, then its tokens).
 #[derive(Debug, Default)]
 struct MergeCache {
-    at: FxHashMap<Box<[u8]>, u32>,
-    tokens: Vec<u32>,
+    at: HashTable<u32>,
+    bytes: Vec<u8>,
+    runs: Vec<u32>,
+}
+
+impl MergeCache {
+    fn piece(&self, at: u32) -> &[u8] {
+        let (s, n) = (self.runs[at as usize] as usize, self.runs[at as usize + 1] as usize);
+        &self.bytes[s..s + n]
+    }
+
+    fn find(&self, piece: &[u8], h: u64) -> Option<&[u32]> {
+        let &at = self.at.find(h, |&at| self.piece(at) == piece)?;
+        let at = at as usize;
+        Some(&self.runs[at + 3..at + 3 + self.runs[at + 2] as usize])
+    }
+
+    fn insert(&mut self, piece: &[u8], h: u64, tokens: &[u32]) {
+        if self.at.len() >= MERGE_CACHE_LIMIT {
+            self.at.clear();
+            self.bytes.clear();
+            self.runs.clear();
+        }
+        let at = self.runs.len() as u32;
+        self.runs.extend_from_slice(&[self.bytes.len() as u32, piece.len() as u32, tokens.len() as u32]);
+        self.runs.extend_from_slice(tokens);
+        self.bytes.extend_from_slice(piece);
+        let MergeCache { at: table, bytes, runs } = self;
+        table.insert_unique(h, at, |&a| {
+            let (s, n) = (runs[a as usize] as usize, runs[a as usize + 1] as usize);
+            hash(&bytes[s..s + n])
+        });
+    }
 }
 
 const MERGE_CACHE_LIMIT: usize = 1 << 15;
@@ -41,11 +76,8 @@ impl Bpe {
     /// Combine a loaded table with its encoding's pre-tokenizer. The table's name must match.
     pub fn new(table: RankTable) -> Result<Self> {
         let encoding = Encoding::from_name(table.name())?;
-        if (0u8..=255).any(|b| table.rank(&[b]).is_none()) {
-            return Err(Error::TokenTable("every single byte must be a token".into()));
-        }
-        let longest = (0..table.len()).map(|r| table.token(r as u32).len()).max().unwrap_or(1);
-        Ok(Bpe { encoding, table, merged: Mutex::new(MergeCache::default()), longest })
+        let merging = MergeData::new(&table).ok_or_else(|| Error::TokenTable("every single byte must be a token".into()))?;
+        Ok(Bpe { encoding, table, merged: Mutex::new(MergeCache::default()), merging })
     }
 
     /// Load a table file (see [`RankTable::from_bytes`]) and build the tokenizer.
@@ -66,7 +98,7 @@ impl Bpe {
     /// Bytes that certainly hold more than `max_tokens` tokens: no token is longer than
     /// the longest token's bytes.
     pub fn window(&self, max_tokens: usize) -> usize {
-        max_tokens.saturating_add(1).saturating_mul(self.longest)
+        max_tokens.saturating_add(1).saturating_mul(self.merging.longest)
     }
 
     /// Pre-tokenized pieces as byte ranges into `text`.
@@ -119,7 +151,7 @@ impl Bpe {
             // A piece certainly longer than the budget left is cut to a window that still
             // holds more: encoding a megabyte-long word to keep its first tokens would make
             // cutting it into chunks quadratic.
-            let window = (max_tokens - used).saturating_add(1).saturating_mul(self.longest);
+            let window = (max_tokens - used).saturating_add(1).saturating_mul(self.merging.longest);
             if piece.len() > window {
                 piece = &piece[..window];
             }
@@ -151,178 +183,50 @@ impl Bpe {
         (text, used)
     }
 
-    fn encode_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, out: &mut Vec<u32>) {
-        match self.table.rank(piece) {
+    fn encode_piece(&self, piece: &[u8], parts: &mut Vec<Part>, out: &mut Vec<u32>) {
+        let h = hash(piece);
+        match self.table.rank_hashed(piece, h) {
             Some(r) => out.push(r),
-            None => self.merged_into(piece, parts, out),
+            None => self.merged_into(piece, h, parts, out),
         }
     }
 
-    fn count_piece(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, scratch: &mut Vec<u32>) -> usize {
-        if self.table.rank(piece).is_some() {
+    fn count_piece(&self, piece: &[u8], parts: &mut Vec<Part>, scratch: &mut Vec<u32>) -> usize {
+        let h = hash(piece);
+        if self.table.rank_hashed(piece, h).is_some() {
             return 1;
         }
         if piece.len() > MERGE_CACHE_PIECE {
-            // Not cached: its parts are its count, without looking each one up.
-            self.merge(piece, parts);
+            // Not cached: its parts, less the sentinel, are its count.
+            self.merging.over(&self.table).merge(piece, parts);
             return parts.len() - 1;
         }
         scratch.clear();
-        self.merged_into(piece, parts, scratch);
+        self.merged_into(piece, h, parts, scratch);
         scratch.len()
     }
 
-    /// Append the tokens of a piece that is not one token: from the cache of pieces met
-    /// before, else merged (and cached, when short). Counting and encoding share it, so a
-    /// word costs one merge whichever of them meets it first.
-    fn merged_into(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>, out: &mut Vec<u32>) {
+    /// Append the tokens of a piece that is not one token (`h` its [`hash`]): from the cache
+    /// of pieces met before, else merged (and cached, when short). Counting and encoding
+    /// share it, so a word costs one merge whichever of them meets it first.
+    fn merged_into(&self, piece: &[u8], h: u64, parts: &mut Vec<Part>, out: &mut Vec<u32>) {
         let mut cache = match self.merged.lock() {
             Ok(c) => c,
             Err(poisoned) => poisoned.into_inner(),
         };
-        if let Some(&at) = cache.at.get(piece) {
-            let (at, n) = (at as usize, cache.tokens[at as usize] as usize);
-            out.extend_from_slice(&cache.tokens[at + 1..at + 1 + n]);
+        if let Some(tokens) = cache.find(piece, h) {
+            out.extend_from_slice(tokens);
             return;
         }
-        self.merge(piece, parts);
+        self.merging.over(&self.table).merge(piece, parts);
         let from = out.len();
-        // Every merged part is a token by construction; single bytes are all in the table.
-        out.extend(parts.windows(2).filter_map(|w| self.table.rank(&piece[w[0].0..w[1].0])));
+        out.extend(parts[..parts.len() - 1].iter().map(|p| p.token));
         // Words repeat; a long run of letters rarely does, and would hold its bytes.
         if piece.len() <= MERGE_CACHE_PIECE {
-            if cache.at.len() >= MERGE_CACHE_LIMIT {
-                cache.at.clear();
-                cache.tokens.clear();
-            }
-            let at = cache.tokens.len() as u32;
-            cache.tokens.push((out.len() - from) as u32);
-            cache.tokens.extend_from_slice(&out[from..]);
-            cache.at.insert(piece.into(), at);
+            cache.insert(piece, h, &out[from..]);
         }
-    }
-
-    /// tiktoken's `_byte_pair_merge`: repeatedly merge the adjacent pair of lowest rank
-    /// (the leftmost of equals). Leaves `(start, rank-of-pair-starting-here)` boundaries in
-    /// `parts`, the last being `(piece.len(), u32::MAX)`. A scan per merge for short pieces
-    /// (words: fastest), a heap over a linked list for long ones (a run of letters with
-    /// nothing between: O(n log n) where the scan is quadratic); both merge in the same order.
-    /// Returns the steps taken (pairs looked at), which a test holds linear in the length.
-    fn merge(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
-        if piece.len() < LONG_PIECE {
-            self.merge_by_scan(piece, parts)
-        } else {
-            self.merge_by_heap(piece, parts)
-        }
-    }
-
-    fn merge_by_scan(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
-        parts.clear();
-        let mut steps = piece.len();
-        let rank_of = |a: usize, b: usize| self.table.rank(&piece[a..b]).unwrap_or(u32::MAX);
-        let mut min = (u32::MAX, usize::MAX);
-        for i in 0..piece.len().saturating_sub(1) {
-            let r = rank_of(i, i + 2);
-            if r < min.0 {
-                min = (r, i);
-            }
-            parts.push((i, r));
-        }
-        parts.push((piece.len().saturating_sub(1), u32::MAX));
-        parts.push((piece.len(), u32::MAX));
-        let get = |parts: &Vec<(usize, u32)>, i: usize| {
-            if i + 3 < parts.len() {
-                rank_of(parts[i].0, parts[i + 3].0)
-            } else {
-                u32::MAX
-            }
-        };
-        while min.0 != u32::MAX {
-            let i = min.1;
-            if i > 0 {
-                parts[i - 1].1 = get(parts, i - 1);
-            }
-            parts[i].1 = get(parts, i);
-            parts.remove(i + 1);
-            steps += parts.len();
-            min = (u32::MAX, usize::MAX);
-            for (j, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
-                if r < min.0 {
-                    min = (r, j);
-                }
-            }
-        }
-        steps
-    }
-
-    /// The same merges as [`Self::merge_by_scan`], found with a min-heap of `(rank, start)`
-    /// (so the leftmost of equal ranks first) over parts linked by their start byte; an
-    /// entry whose part has merged or whose rank changed since is skipped when popped.
-    fn merge_by_heap(&self, piece: &[u8], parts: &mut Vec<(usize, u32)>) -> usize {
-        use std::cmp::Reverse;
-        use std::collections::BinaryHeap;
-        let n = piece.len();
-        // Part `i` starts at byte `i`; `next[i]` is where the following part starts (`n`: none).
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut rank = vec![u32::MAX; n];
-        let mut alive = vec![true; n];
-        let pair_rank = |next: &[usize], i: usize| {
-            let j = next[i];
-            if j >= n {
-                return u32::MAX;
-            }
-            let end = next[j];
-            // No token is longer than the longest: no need to look such a pair up.
-            if end - i > self.longest {
-                return u32::MAX;
-            }
-            self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
-        };
-        let mut heap = BinaryHeap::with_capacity(n);
-        for (i, r) in rank.iter_mut().enumerate() {
-            *r = pair_rank(&next, i);
-            if *r != u32::MAX {
-                heap.push(Reverse((*r, i)));
-            }
-        }
-        let mut steps = n;
-        while let Some(Reverse((r, i))) = heap.pop() {
-            steps += 1;
-            if !alive[i] || rank[i] != r {
-                continue;
-            }
-            let gone = next[i];
-            alive[gone] = false;
-            next[i] = next[gone];
-            if next[i] < n {
-                prev[next[i]] = i;
-            }
-            rank[i] = pair_rank(&next, i);
-            if rank[i] != u32::MAX {
-                heap.push(Reverse((rank[i], i)));
-            }
-            if i > 0 {
-                let p = prev[i];
-                rank[p] = pair_rank(&next, p);
-                if rank[p] != u32::MAX {
-                    heap.push(Reverse((rank[p], p)));
-                }
-            }
-        }
-        parts.clear();
-        let mut i = 0;
-        while i < n {
-            parts.push((i, rank[i]));
-            i = next[i];
-        }
-        parts.push((n, u32::MAX));
-        steps
     }
 }
-
-/// Pieces this long or longer merge by heap (see [`Bpe::merge`]).
-const LONG_PIECE: usize = 128;
 
 /// Iterator over pre-tokenized pieces `(start, end)` in bytes.
 pub struct Pieces<'a> {
@@ -351,30 +255,8 @@ impl Iterator for Pieces<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::merge::tests::table;
     use super::*;
-    use proptest::prelude::*;
-
-    /// Every byte, then merges over a, b and c that make long runs merge many ways.
-    fn table() -> RankTable {
-        let merges: [&[u8]; 12] = [b"ab", b"aa", b"ba", b"bc", b"abab", b"aaaa", b"cab", b"aab", b"bb", b"abc", b"aaaaaaaa", b"ca"];
-        let toks: Vec<Vec<u8>> = (0u8..=255).map(|b| vec![b]).chain(merges.iter().map(|m| m.to_vec())).collect();
-        RankTable::from_tokens("o200k_base", &toks, Vec::new()).expect("valid table")
-    }
-
-    fn starts(parts: &[(usize, u32)]) -> Vec<usize> {
-        parts.iter().map(|p| p.0).collect()
-    }
-
-    proptest! {
-        #[test]
-        fn merging_by_heap_makes_the_same_parts_as_merging_by_scan(piece in proptest::collection::vec(prop::sample::select(vec![b'a', b'b', b'c', b'd']), 2..600)) {
-            let bpe = Bpe::new(table()).expect("bpe");
-            let (mut scan, mut heap) = (Vec::new(), Vec::new());
-            bpe.merge_by_scan(&piece, &mut scan);
-            bpe.merge_by_heap(&piece, &mut heap);
-            prop_assert_eq!(starts(&scan), starts(&heap));
-        }
-    }
 
     #[test]
     fn encoding_after_counting_gives_the_ids_a_fresh_tokenizer_gives() {
@@ -392,29 +274,6 @@ mod tests {
         let text = "abab cab ".repeat(100) + &"ab".repeat(5_000);
         assert_eq!(bpe.truncate(&text, usize::MAX), (text.as_str(), bpe.count(&text)));
         assert_eq!(bpe.truncate(&text, u32::MAX as usize), (text.as_str(), bpe.count(&text)));
-    }
-
-    #[test]
-    fn merging_a_piece_with_no_break_takes_steps_linear_in_its_length() {
-        let bpe = Bpe::new(table()).expect("bpe");
-        let mut parts = Vec::new();
-        let mut x = 7u32;
-        for n in [4usize << 10, 16 << 10, 64 << 10] {
-            let random: Vec<u8> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 17;
-                    x ^= x << 5;
-                    b"abcd"[(x % 4) as usize]
-                })
-                .collect();
-            for piece in [vec![b'a'; n], b"ab".repeat(n / 2), random] {
-                let steps = bpe.merge(&piece, &mut parts);
-                // n pairs looked at first, then one heap entry popped per merge or stale
-                // rank, at most three per byte: a scan would take ~n^2 / 2.
-                assert!(steps <= 4 * n, "{n} bytes took {steps} steps");
-            }
-        }
     }
 
     #[test]

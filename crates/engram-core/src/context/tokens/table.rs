@@ -13,6 +13,12 @@ use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Result};
 
+/// The hash of a token's bytes that the table is keyed by.
+#[inline]
+pub fn hash(bytes: &[u8]) -> u64 {
+    FxBuildHasher.hash_one(bytes)
+}
+
 const MAGIC: &[u8; 8] = b"ENGRTOK1";
 const VERSION: u16 = 1;
 const WHAT: &str = "token table";
@@ -97,7 +103,13 @@ impl RankTable {
     /// The rank of exactly these bytes, if they are a token.
     #[inline]
     pub fn rank(&self, piece: &[u8]) -> Option<u32> {
-        let h = FxBuildHasher.hash_one(piece);
+        self.rank_hashed(piece, hash(piece))
+    }
+
+    /// [`Self::rank`] with the piece's [`hash`] already computed (a caller that keeps its
+    /// own table of pieces hashes each once).
+    #[inline]
+    pub fn rank_hashed(&self, piece: &[u8], h: u64) -> Option<u32> {
         self.lookup.find(h, |&r| self.token(r) == piece).copied()
     }
 
