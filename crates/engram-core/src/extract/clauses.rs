@@ -31,21 +31,37 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
         let b = before.trim().to_lowercase();
         b == "me" || b.ends_with(" me") || p.other_subject.find(before.trim()).is_some_and(|m| m.end() == before.trim().len())
     };
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for c in p.cut.captures_iter(rest) {
-        let (Some(s), Some(e)) = (c.get(0).map(|m| m.start()), next(&c)) else { continue };
-        let from = cuts.last().map_or(0, |&(_, e)| e);
-        if !one_subject(&rest[from..s]) {
-            cuts.push((s, e));
+    // Each cut: where the clause before it ends, where the next begins, and whether the next
+    // is a verb of the speaker's without its "I" ("I love folk music and hope to…").
+    let mut found: Vec<(usize, usize, bool)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), next(&c)?, false))).collect();
+    found.extend(p.and_verb.find_iter(rest).filter(|m| p.verb_clause.is_match(&rest[m.end()..])).map(|m| (m.start(), m.end(), true)));
+    found.sort_unstable();
+    let mut cuts: Vec<(usize, usize, bool)> = Vec::new();
+    for (s, e, verb) in found {
+        let from = cuts.last().map_or(0, |&(_, e, _)| e);
+        if s < from {
+            continue;
+        }
+        let before = rest[from..s].trim();
+        // A verb starts a clause of the speaker's only when the clause before is theirs and
+        // says something already ("I live and work in Paris" stays one), and, after "and",
+        // when it closes no list ("I like to read, write and paint") and follows no
+        // infinitive it may share ("I like to hike and read books").
+        let but = rest[s..e].trim_start().starts_with("but");
+        let shares = !but && (before.contains(',') || p.infinitive.is_match(before));
+        let joins = !verb || (p.speaker_head.is_match(before) && before.split_whitespace().count() >= 3 && !shares);
+        if joins && !one_subject(&rest[from..s]) {
+            cuts.push((s, e, verb));
         }
     }
-    cuts.push((rest.len(), rest.len()));
-    for (s, e) in cuts {
+    cuts.push((rest.len(), rest.len(), false));
+    let mut implied = false;
+    for (s, e, verb) in cuts {
         let c = tidy(&rest[start..s]);
         if !c.is_empty() {
-            out.push((c, start..s));
+            out.push((if implied { format!("I {c}") } else { c }, start..s));
         }
-        start = e;
+        (start, implied) = (e, verb);
     }
     out
 }
@@ -80,13 +96,13 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     if p.asks.is_match(&lower) {
         return Some("a question");
     }
-    if p.hedge.is_match(&lower) || p.soft_hedge.is_match(&lower) {
+    if (p.hedge.is_match(&lower) && !p.little_one.is_match(&lower)) || p.soft_hedge.is_match(&lower) {
         return Some("a hedge or a feeling about the talk");
     }
     if p.hypothetical.is_match(&lower) {
         return Some("a hypothetical");
     }
-    if p.passing.is_match(&lower) {
+    if p.passing.is_match(&lower) && !p.pursuit.is_match(&lower) {
         return Some("a passing state, not a fact of the person");
     }
     if p.reported.is_match(&lower) {
@@ -95,7 +111,7 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     if p.addressee.is_match(&lower) {
         return Some("about the other person or the talk");
     }
-    if p.negation.is_match(&lower) && !p.dislike.is_match(&lower) {
+    if is_negation(&lower) {
         return Some("a negation");
     }
     if is_placeholder(clause) {
@@ -122,8 +138,16 @@ pub(crate) fn blocks_rules(clause: &str) -> bool {
     let lower = clause.to_lowercase();
     p.reported.is_match(&lower)
         || about_someone_else(clause)
-        || p.first_person.is_match(clause)
-            && (p.hypothetical.is_match(&lower) || (p.negation.is_match(&lower) && !p.dislike.is_match(&lower)) || is_placeholder(clause))
+        || p.first_person.is_match(clause) && (p.hypothetical.is_match(&lower) || is_negation(&lower) || is_placeholder(clause))
+}
+
+/// A negation of the user's own fact (a clause, lower-cased): not a dislike ("I don't like
+/// olives" is kept as one), not eagerness ("I can't wait to move out"), and not a negation
+/// inside a relative clause ("I have two grown children who never visit").
+fn is_negation(lower: &str) -> bool {
+    let p = patterns();
+    let main = p.relative.find(lower).map_or(lower, |m| &lower[..m.start()]);
+    p.negation.is_match(main) && !p.dislike.is_match(lower) && !p.eager.is_match(lower)
 }
 
 /// "My wife loves hiking", "my boss drives a Porsche": the subject is someone the user
@@ -201,6 +225,14 @@ struct Patterns {
     other_subject: Regex,
     ties_to_user: Regex,
     instruction: Regex,
+    relative: Regex,
+    eager: Regex,
+    pursuit: Regex,
+    little_one: Regex,
+    verb_clause: Regex,
+    and_verb: Regex,
+    speaker_head: Regex,
+    infinitive: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -215,7 +247,7 @@ fn patterns() -> &'static Patterns {
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|(?i:me and my)\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal)\b"),
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
-            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|excited|happy|proud|thrilled|looking forward|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|can't wait|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|wait|believe)|cannot (?:imagine|wait)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
             reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read|saw on|was told)\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
@@ -232,6 +264,19 @@ fn patterns() -> &'static Patterns {
             soft_hedge: re(r"^i (?:kind of|kinda|sort of|sorta|reckon|suspect|might|may)\b|^i(?:'m| am) (?:half |kind of |sort of )?(?:toying with|half thinking|on the fence|torn|undecided)\b"),
             other_subject: re(&format!(r"^(?i:my|our) (?:(?i:best|older|younger|little|big|baby|twin|oldest|youngest|eldest|ex|new|late|step|great)[- ]?)*(?:(?i:{PEOPLE})\b|(?i:fianc[ée]e?))(?: [A-Z][a-z]+\b)?")),
             ties_to_user: re(r"^(?:'s? (?:name|nickname) is\b|,? (?:is |was )?(?:called|named)\b|'s (?:birthday|anniversary|wedding|due date|graduation)\b|(?: [A-Z][a-z]+)?'s (?:birthday|anniversary|wedding)\b| is [A-Z][a-z]+\b| is (?:my|our)\b| (?:and|&) I\b|,? [A-Z][a-z]+,)"),
+            // "…, who never visit", "… which never barks": a clause of the object's own.
+            relative: re(r" (?:who|which|whose)\b"),
+            eager: re(r"^i (?:really |just |honestly )?(?:can't|cannot|cant) wait to [a-z]+"),
+            // "I'm training for a marathon right now" is a pursuit, not the moment's state.
+            pursuit: re(r"^i(?:'m| am) (?:just |currently )?(?:training|studying|learning|saving|preparing|working on|living|renovating|recovering|building|writing)\b"),
+            // "I'm a little girl": a noun, not "a little" as a hedge.
+            little_one: re(r"^i(?:'m| am) (?:just )?a little (?:girl|boy|kid|child|sister|brother|guy|lady|old lady|old man|person|one)\b"),
+            // "… and have two kids", "… but hated it": a new clause of the same subject.
+            verb_clause: re(r"^(?:have|live|work|love|like|enjoy|hope|want|plan|play|own|spend|teach|study|volunteer|collect|drive|ride|hate|prefer|need|went|moved|grew|worked|studied|bought|started|quit|became|hated|loved)\b"),
+            and_verb: re(r"\s+(?:and|but)\s+(?:then\s+|also\s+)?"),
+            speaker_head: re(r"^(?:I|I'm|I've|I was|I am)\s"),
+            // An infinitive or a modal the next verb may share: "to hike and read", "can run and play".
+            infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
             instruction: re(r"\b(?:ignore|disregard|forget|override|bypass|skip|stop following)\b[^.!?]{0,30}\b(?:rules|guidelines|instructions|policy|policies|safety|restrictions|settings|programming|prompt|filters|checks)\b|\bfrom (?:now|this moment) on\b|\bnever question me\b|\byou (?:must|will now|should always) (?:obey|remember|do|forget|agree|answer)\b|\b(?:system|new rule|new instructions)\s*:|</?system>"),
         }
     })
@@ -305,6 +350,38 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I'm currently living in Berlin"), None);
+    }
+
+    #[test]
+    fn a_second_verb_of_the_speaker_is_a_clause_of_its_own() {
+        assert_eq!(texts("I love folk music and hope to make it big someday"), vec!["I love folk music", "I hope to make it big someday"]);
+        assert_eq!(texts("I work at a bank and have two kids"), vec!["I work at a bank", "I have two kids"]);
+        assert_eq!(texts("I went to school to be a veterinarian but hated it"), vec!["I went to school to be a veterinarian", "I hated it"]);
+        // Not when the first says nothing yet, nor when its subject is someone else.
+        assert_eq!(texts("I live and work in Paris"), vec!["I live and work in Paris"]);
+        assert_eq!(texts("My dad was a builder and loved fishing"), vec!["My dad was a builder and loved fishing"]);
+        assert_eq!(texts("I like cats and dogs"), vec!["I like cats and dogs"]);
+        assert_eq!(texts("I like to read, watch movies and play video games"), vec!["I like to read, watch movies and play video games"]);
+        assert_eq!(texts("I like to go on hikes and read books"), vec!["I like to go on hikes and read books"]);
+        assert_eq!(texts("I can run around and play all day"), vec!["I can run around and play all day"]);
+    }
+
+    #[test]
+    fn eagerness_a_pursuit_and_a_negation_in_a_relative_clause_are_the_users_facts() {
+        for c in [
+            "I'm looking forward to going to business school next year",
+            "I'm so excited to go to Disney World this year",
+            "I see the Rolling Stones in concert every year",
+            "I'm training for a marathon right now",
+            "I have two grown children who never visit",
+            "I cannot wait to move out of my parents home",
+            "I'm a little girl who lives in the cloud",
+        ] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+        for c in ["I'm looking forward to it", "I'm so excited", "I see", "I see what you mean", "I can't wait", "I can't wait to hear about it", "I'm a little nervous", "I don't have a smartphone", "I'm not close to my family"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
     }
 
     #[test]

@@ -20,6 +20,8 @@ use crate::model::{FactKey, Kind};
 
 /// The fact a first-person clause states, or `None` when it cannot be put in the third person.
 pub(crate) fn self_fact(clause: &str) -> Option<Extracted> {
+    let inverted = favorite_first(clause);
+    let clause = inverted.as_deref().unwrap_or(clause);
     let text = third_person(clause)?;
     let lower = clause.to_lowercase();
     let category = category(&lower);
@@ -89,6 +91,36 @@ pub(crate) fn self_fact(clause: &str) -> Option<Extracted> {
     }
     Some(e)
 }
+
+/// "Horror movies are my favorite", "Mickey Mouse is my favorite character": the same
+/// clause with the favourite first ("My favorite character is Mickey Mouse"), so that it is
+/// put in the third person and keyed as any favourite is. `None` for any other clause, and
+/// when the thing is a pointer ("that is my favorite").
+fn favorite_first(clause: &str) -> Option<String> {
+    let c = patterns().favorite_last.captures(clause.trim())?;
+    let thing = c[1].trim();
+    if POINTERS.contains(&thing.to_lowercase().as_str()) {
+        return None;
+    }
+    let (verb, what) = (&c[2], c.get(3).map_or("", |m| m.as_str()));
+    // A common noun loses the capital the sentence gave it ("Horror movies" → "horror
+    // movies"); a name keeps it ("Mickey Mouse", "Zelda").
+    let rest_lower = thing.split_whitespace().skip(1).all(|w| w.chars().all(|ch| !ch.is_uppercase()));
+    let lower = thing.to_lowercase();
+    let common = rest_lower && (thing.contains(' ') || category_of(&lower).is_some() || COMMON_KINDS.contains(&what.trim()));
+    let thing = if common { lower } else { thing.to_owned() };
+    let head = if what.is_empty() && verb == "are" { "My favorites" } else { "My favorite" };
+    Some(format!("{head}{what} {verb} {thing}"))
+}
+
+/// Favourites whose members are common nouns ("Pizza is my favorite food" → "pizza").
+const COMMON_KINDS: &[&str] = &[
+    "food", "foods", "color", "colour", "drink", "animal", "animals", "season", "sport", "flavor", "flavour", "fruit", "dessert", "meal",
+    "snack", "hobby", "subject", "genre", "instrument", "vegetable", "dish", "candy", "treat", "breakfast", "cuisine", "pet", "thing",
+];
+
+/// Words that point to something said before, not name it.
+const POINTERS: &[&str] = &["it", "that", "this", "those", "these", "they", "he", "she", "which", "what", "mine", "yours", "one", "this one", "that one"];
 
 /// What a clause says of someone the user knows ("My sister is a pole dancer" → "User's
 /// sister is a pole dancer"): kept about them, in the category `people`, with no key of
@@ -199,7 +231,7 @@ fn conjugate(verb: &str) -> String {
         "have" => "has".into(),
         "do" => "does".into(),
         "go" => "goes".into(),
-        "can" | "must" | "should" | "will" | "may" => v,
+        "can" | "cannot" | "must" | "should" | "will" | "may" | "might" | "could" | "would" | "shall" => v,
         _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") || v.ends_with('o') => format!("{v}es"),
         _ if v.ends_with('y') && !v.ends_with("ay") && !v.ends_with("ey") && !v.ends_with("oy") && !v.ends_with("uy") => format!("{}ies", &v[..v.len() - 1]),
         _ => format!("{v}s"),
@@ -228,6 +260,7 @@ struct Patterns {
     me_word: Regex,
     myself: Regex,
     favorite: Regex,
+    favorite_last: Regex,
     likes: Regex,
     plan_head: Regex,
     allergy: Regex,
@@ -269,6 +302,7 @@ fn patterns() -> &'static Patterns {
             me_word: re(r"(\W)(?i:me)\b"),
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
+            favorite_last: re(r"^([A-Za-z][A-Za-z' -]{1,40}?) (is|are) my (?:favorite|favourite)((?: [a-z]+){0,3})$"),
             likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
             plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b"),
             allergy: re(r"allergic to ([a-z ]{2,30})"),
@@ -318,6 +352,7 @@ mod tests {
         assert_eq!(fact("I used to do ballet when I was younger").text, "User used to do ballet when they were younger");
         assert_eq!(fact("I need to make some new friends").text, "User needs to make some new friends");
         assert_eq!(fact("I feed the ducks at the pond every Sunday").text, "User feeds the ducks at the pond every Sunday");
+        assert_eq!(fact("I cannot wait to move out of my parents home").text, "User cannot wait to move out of their parents home");
     }
 
     #[test]
@@ -349,6 +384,17 @@ mod tests {
         assert_eq!(key("My favorite color is red").as_deref(), Some("favorite_color"));
         assert_eq!(key("I'm allergic to peanuts").as_deref(), Some("allergy_peanuts"));
         assert_eq!(key("I have two kids"), None);
+    }
+
+    #[test]
+    fn a_favorite_named_before_it_is_put_first() {
+        let f = fact("Mickey Mouse is my favorite character");
+        assert_eq!(f.text, "User's favorite character is Mickey Mouse");
+        assert_eq!(f.key.map(|k| k.attribute).as_deref(), Some("favorite_character"));
+        assert_eq!(fact("Horror movies are my favorite").text, "User's favorites are horror movies");
+        assert_eq!(fact("Zelda is my favorite").text, "User's favorite is Zelda");
+        assert_eq!(fact("Pizza is my favorite food").text, "User's favorite food is pizza");
+        assert_eq!(self_fact("That is my favorite"), None);
     }
 
     #[test]
