@@ -38,6 +38,10 @@ fn base() -> &'static [Rule] {
                 cat(vec![fact(Kind::Fact, format!("用户叫{}", clean(&c[1])), "name", 0.9, 0.9)], "identity")
             }),
             r(r"(?:我是|做|当|职业是|工作是)(?:一名|一个|个)?([^，。,.!！？?\s]{0,8}(?:工程师|程序员|设计师|经理|产品经理|医生|老师|教师|律师|科学家|研究员|分析师|学生|架构师|顾问))", |c| {
+                // A student of a named school is a fact of study (`life.rs`), not an occupation.
+                if c[1].ends_with("学生") && ["大学", "学院", "中学", "高中", "学校"].iter().any(|s| c[1].contains(s)) {
+                    return Vec::new();
+                }
                 cat(vec![fact(Kind::Fact, format!("用户的职业是{}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")], "work")
             }),
             r(r"在([^，。,.!！？?\s在]{2,12}?)(?:工作|上班|做|任职)", |c| {
@@ -111,6 +115,14 @@ mod tests {
         assert!(has("我在北京工作", "用户在北京工作", "work city", "work"));
         assert!(!extract("我在北京工作").iter().any(|e| e.key == Some(FactKey::new("user", "employer"))));
         assert!(has("我在招商银行上班", "用户在招商银行工作", "employer", "work"));
+    }
+
+    #[test]
+    fn a_student_of_a_named_school_is_a_fact_of_study_not_an_occupation() {
+        let got = extract("我是武汉大学的学生");
+        assert!(got.iter().any(|e| e.text == "用户是武汉大学的学生" && e.tags.contains(&"category:study".to_owned())), "{got:?}");
+        assert!(!got.iter().any(|e| e.tags.contains(&"category:work".to_owned())), "{got:?}");
+        assert!(extract("我是一名学生").iter().any(|e| e.text == "用户的职业是学生"));
     }
 
     #[test]
