@@ -24,8 +24,9 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     }
     let mut start = 0;
     // A cut runs from the separator's start to the word that begins the next clause: a first
-    // person, a new subject ("…, it's a beautiful country") or whatever follows ", but".
-    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
+    // person, a new subject ("…, it's a beautiful country", "… but it needs new strings") or
+    // whatever follows ", but".
+    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(4)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
     // "Me and my girlfriend…", "my wife and I…" are one subject, not two clauses.
     let one_subject = |before: &str| {
         let b = before.trim().to_lowercase();
@@ -196,7 +197,8 @@ const EMPTY: &[&str] = &[
     "amazing", "sure", "glad", "happy", "excited", "thing", "things", "stuff", "lot", "lots", "much", "more", "here", "there", "now", "then",
     "again", "yes", "yeah", "no", "not", "can", "could", "would", "will", "should", "way", "kind", "sort", "going", "go", "doing", "done",
     "tired", "busy", "back", "ready", "sorry", "thanks", "thank", "same", "either", "neither", "as", "what", "how", "if", "when", "from",
-    "by", "up", "out", "into", "over", "than", "too", "someday", "day", "today", "time", "bit", "little",
+    "by", "up", "out", "into", "over", "than", "too", "someday", "day", "today", "time", "bit", "little", "sometimes", "often",
+    "usually", "occasionally", "always", "indeed",
 ];
 
 /// Who, after "my", is someone else: relatives, partners, friends, people of work or
@@ -241,15 +243,15 @@ fn patterns() -> &'static Patterns {
         let re = crate::extract::rules::pattern;
         Patterns {
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*(but\s)"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*(but\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|(?i:me and my)\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal)\b"),
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
-            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too)?|did(?: too)?|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too| so)?$|did(?: too| so)?$|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
-            reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read|saw on|was told)\b"),
+            reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read (?:that|about|somewhere|online|in the)|saw on|was told)\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
             pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
@@ -364,6 +366,7 @@ mod tests {
         assert_eq!(texts("I like to read, watch movies and play video games"), vec!["I like to read, watch movies and play video games"]);
         assert_eq!(texts("I like to go on hikes and read books"), vec!["I like to go on hikes and read books"]);
         assert_eq!(texts("I can run around and play all day"), vec!["I can run around and play all day"]);
+        assert_eq!(texts("I have a violin but it needs new strings"), vec!["I have a violin", "it needs new strings"]);
     }
 
     #[test]
@@ -378,6 +381,12 @@ mod tests {
             "I'm a little girl who lives in the cloud",
         ] {
             assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+        for c in ["I do crossword puzzles on the train", "I read before bed every night"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+        for c in ["I do", "I did too", "I do sometimes", "I read that they closed the park"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         for c in ["I'm looking forward to it", "I'm so excited", "I see", "I see what you mean", "I can't wait", "I can't wait to hear about it", "I'm a little nervous", "I don't have a smartphone", "I'm not close to my family"] {
             assert!(refusal(c).is_some(), "{c:?} was kept");

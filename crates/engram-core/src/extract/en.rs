@@ -146,6 +146,12 @@ pub(crate) fn category(lower: &str) -> &'static str {
     if p.date.is_match(lower) {
         return "date";
     }
+    // What the user has, got or owns ("I've got an old Gibson guitar I play every night",
+    // "my car is a 2009 Corolla") is a possession, whatever it is used for, unless the
+    // thing is a person or a pet, a condition, a degree, a job or a home (its lexicon says).
+    if p.possession_head.is_match(lower) && !p.trait_noun.is_match(lower) && !p.categories.iter().any(|(name, re)| ["health", "family", "study", "work", "place"].contains(name) && re.is_match(lower)) {
+        return "possession";
+    }
     // How often says a habit ("I run every morning before work"), unless it is the work.
     if p.frequency.is_match(lower) && !lower.starts_with("i work") {
         return "habit";
@@ -171,7 +177,9 @@ pub(crate) fn category(lower: &str) -> &'static str {
 /// later "I", "my", "me" become "they", "their", "them".
 pub(crate) fn third_person(clause: &str) -> Option<String> {
     let p = patterns();
-    let c = clause.trim();
+    // An emphatic "do" stresses the verb it comes with: "I do enjoy reading" → "I enjoy reading".
+    let plain = p.emphatic_do.replace(clause.trim(), "I $1");
+    let c = plain.as_ref();
     let (head, rest) = if let Some(m) = p.be.captures(c) {
         let verb = match &m[1].to_lowercase()[..] {
             "i'm" | "i am" => "is",
@@ -261,6 +269,9 @@ struct Patterns {
     myself: Regex,
     favorite: Regex,
     favorite_last: Regex,
+    possession_head: Regex,
+    trait_noun: Regex,
+    emphatic_do: Regex,
     likes: Regex,
     plan_head: Regex,
     allergy: Regex,
@@ -302,6 +313,10 @@ fn patterns() -> &'static Patterns {
             me_word: re(r"(\W)(?i:me)\b"),
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
+            possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),
+            emphatic_do: re(r"^I\s+do\s+((?:(?i:really|also|still|sometimes|often)\s+)?(?i:enjoy|like|love|miss|find|drink|eat|want|need|feel|prefer|play|watch|listen|know|hope|wish|care|appreciate|remember|believe|think|have|read)\b)"),
+            // "I have a fear of deep water", "I've got a knack for languages": a trait, not a thing.
+            trait_noun: re(r"\b(?:fear|phobia|habit|knack|talent|gift for|passion|weakness|tendency|hobby|hobbies|love of|interest in|sense of)\b"),
             favorite_last: re(r"^([A-Za-z][A-Za-z' -]{1,40}?) (is|are) my (?:favorite|favourite)((?: [a-z]+){0,3})$"),
             likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
             plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b"),
@@ -318,7 +333,7 @@ fn patterns() -> &'static Patterns {
             identity: re(r"\b(?:years? old|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),
             categories: vec![
                 cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise|halal|kosher|dairy|dairy-free|celiac|coeliac|fasting|knee|back pain|glasses|contact lenses|blood pressure|cholesterol|meds|eczema|psoriasis|colou?rblind|thyroid|hypothyroidism|hyperthyroidism|epilep\w*|seizures|hearing aid|ptsd|bipolar|ocd|quit (?:drinking|smoking)|smoker)\b"),
-                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
+                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted| got| just got| bought) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
                 cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons|majored|bootcamp|mba|homeschool\w*|in (?:the )?\w+ grade|thesis|diploma|certificate|apprentice\w*|undergrad\w*|enrolled|med school|law school|grad school|went to (?:[A-Z]\w+|\w+ (?:school|college|university)))\b"),
                 cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*|pharmacist|vet|veterinarian|paralegal|dentist|journalist|reporter|editor|cto|cfo|coo|stay-at-home|surgeon|therapist|consultant|analyst|technician|clerk|receptionist|paramedic|carpenter|welder|hairdresser|tailor|seamstress|banker|realtor|marketing|sales|i teach|teach \w+ grade|run my own|self-employed|unemployed|promoted|intern|internship|startup)\b"),
                 cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*|immigrated|emigrated|childhood in|my home is|based in|[a-z]+ based|dorm|settled in)\b"),
@@ -353,6 +368,8 @@ mod tests {
         assert_eq!(fact("I need to make some new friends").text, "User needs to make some new friends");
         assert_eq!(fact("I feed the ducks at the pond every Sunday").text, "User feeds the ducks at the pond every Sunday");
         assert_eq!(fact("I cannot wait to move out of my parents home").text, "User cannot wait to move out of their parents home");
+        assert_eq!(fact("I do enjoy a good mystery").text, "User enjoys a good mystery");
+        assert_eq!(fact("I do a lot of street dancing").text, "User does a lot of street dancing");
     }
 
     #[test]
@@ -367,6 +384,10 @@ mod tests {
             ("I'm studying biology at college", "study"),
             ("I grew up in a small town", "place"),
             ("I have a red truck", "possession"),
+            ("I've got an old Gibson guitar I play every night", "possession"),
+            ("My car is a 2009 Toyota Corolla", "possession"),
+            ("I got a new puppy", "family"),
+            ("I have a fear of deep water", "habit"),
             ("I'm afraid of spiders", "habit"),
             ("I love country music", "preference"),
             ("I plan to go to business school next year", "plan"),
