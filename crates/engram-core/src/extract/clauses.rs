@@ -79,7 +79,8 @@ fn tidy(piece: &str) -> String {
         c = next;
     }
     let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
-    // "i" written lower-case is still the speaker.
+    // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
+    let c = p.bare_i.replace(&c, "I'$1");
     p.lower_i.replace_all(&c, "I$1").into_owned()
 }
 
@@ -118,7 +119,9 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     if is_placeholder(clause) {
         return Some("a placeholder, not a value");
     }
-    if p.pointer_tail.is_match(&lower) || p.pointer.is_match(&lower) || p.pointer_object.is_match(&lower) {
+    // "they/them pronouns" names pronouns; it does not point with them.
+    let pointing = p.pronoun_set.replace_all(&lower, "");
+    if p.pointer_tail.is_match(&pointing) || p.pointer.is_match(&pointing) || p.pointer_object.is_match(&pointing) {
         return Some("its object points to another turn");
     }
     if content_words(&lower) == 0 {
@@ -211,6 +214,7 @@ struct Patterns {
     opener: Regex,
     tail: Regex,
     lower_i: Regex,
+    bare_i: Regex,
     first_person: Regex,
     asks: Regex,
     hedge: Regex,
@@ -235,6 +239,7 @@ struct Patterns {
     and_verb: Regex,
     speaker_head: Regex,
     infinitive: Regex,
+    pronoun_set: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -243,11 +248,12 @@ fn patterns() -> &'static Patterns {
         let re = crate::extract::rules::pattern;
         Patterns {
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*(but\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
-            first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|(?i:me and my)\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal)\b"),
+            bare_i: re(r"^(?i:i)(m|ve)\b"),
+            first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|(?i:me and my)\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal|mother tongue|native language|first language|weakness)\b"),
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
             hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too| so)?$|did(?: too| so)?$|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
@@ -275,6 +281,7 @@ fn patterns() -> &'static Patterns {
             little_one: re(r"^i(?:'m| am) (?:just )?a little (?:girl|boy|kid|child|sister|brother|guy|lady|old lady|old man|person|one)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
             verb_clause: re(r"^(?:have|live|work|love|like|enjoy|hope|want|plan|play|own|spend|teach|study|volunteer|collect|drive|ride|hate|prefer|need|went|moved|grew|worked|studied|bought|started|quit|became|hated|loved)\b"),
+            pronoun_set: re(r"\b(?:they/them|she/her|he/him|she/they|he/they|xe/xem|ze/zir)\b"),
             and_verb: re(r"\s+(?:and|but)\s+(?:then\s+|also\s+)?"),
             speaker_head: re(r"^(?:I|I'm|I've|I was|I am)\s"),
             // An infinitive or a modal the next verb may share: "to hike and read", "can run and play".
@@ -304,6 +311,13 @@ mod tests {
     fn a_question_after_a_statement_leaves_the_statement() {
         assert_eq!(texts("I'm George, what's your name?"), vec!["I'm George"]);
         assert!(clauses("Do you like cooking shows?").is_empty());
+    }
+
+    #[test]
+    fn im_written_without_its_apostrophe_is_the_speaker_and_though_ends_a_clause() {
+        assert_eq!(texts("im catholic"), vec!["I'm catholic"]);
+        assert_eq!(texts("ive got two kids"), vec!["I've got two kids"]);
+        assert_eq!(texts("I'm Jewish, though not very observant"), vec!["I'm Jewish", "not very observant"]);
     }
 
     #[test]
@@ -382,7 +396,7 @@ mod tests {
         ] {
             assert_eq!(refusal(c), None, "{c:?} was refused");
         }
-        for c in ["I do crossword puzzles on the train", "I read before bed every night"] {
+        for c in ["I do crossword puzzles on the train", "I read before bed every night", "I'm nonbinary and use they/them pronouns"] {
             assert_eq!(refusal(c), None, "{c:?} was refused");
         }
         for c in ["I do", "I did too", "I do sometimes", "I read that they closed the park"] {

@@ -102,14 +102,20 @@ fn favorite_first(clause: &str) -> Option<String> {
     if POINTERS.contains(&thing.to_lowercase().as_str()) {
         return None;
     }
-    let (verb, what) = (&c[2], c.get(3).map_or("", |m| m.as_str()));
+    let (verb, attribute) = (&c[2], &c[3]);
+    let what = attribute.strip_prefix("favorite").or_else(|| attribute.strip_prefix("favourite")).unwrap_or("");
     // A common noun loses the capital the sentence gave it ("Horror movies" → "horror
     // movies"); a name keeps it ("Mickey Mouse", "Zelda").
     let rest_lower = thing.split_whitespace().skip(1).all(|w| w.chars().all(|ch| !ch.is_uppercase()));
     let lower = thing.to_lowercase();
     let common = rest_lower && (thing.contains(' ') || category_of(&lower).is_some() || COMMON_KINDS.contains(&what.trim()));
     let thing = if common { lower } else { thing.to_owned() };
-    let head = if what.is_empty() && verb == "are" { "My favorites" } else { "My favorite" };
+    let head = match attribute {
+        a if !a.starts_with("favo") => format!("My {a}"),
+        _ if what.is_empty() && verb == "are" => "My favorites".to_owned(),
+        _ => "My favorite".to_owned(),
+    };
+    let verb = if head.starts_with("My favorites") { verb } else { "is" };
     Some(format!("{head}{what} {verb} {thing}"))
 }
 
@@ -158,6 +164,10 @@ pub(crate) fn category(lower: &str) -> &'static str {
     }
     if p.identity.is_match(lower) || (lower.starts_with("i'm ") || lower.starts_with("i am ")) && lower.split(|c: char| !c.is_alphabetic()).skip(1).take(4).any(is_people_or_faith) {
         return "identity";
+    }
+    // "I prefer working from home": a stated preference, whatever it is about.
+    if p.prefer_head.is_match(lower) {
+        return "preference";
     }
     for (name, re) in &p.categories {
         if re.is_match(lower) {
@@ -272,6 +282,7 @@ struct Patterns {
     possession_head: Regex,
     trait_noun: Regex,
     emphatic_do: Regex,
+    prefer_head: Regex,
     likes: Regex,
     plan_head: Regex,
     allergy: Regex,
@@ -314,12 +325,13 @@ fn patterns() -> &'static Patterns {
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),
+            prefer_head: re(r"^i (?:really |much |generally |usually |definitely |also |still )?(?:prefer|would rather)\b"),
             emphatic_do: re(r"^I\s+do\s+((?:(?i:really|also|still|sometimes|often)\s+)?(?i:enjoy|like|love|miss|find|drink|eat|want|need|feel|prefer|play|watch|listen|know|hope|wish|care|appreciate|remember|believe|think|have|read)\b)"),
             // "I have a fear of deep water", "I've got a knack for languages": a trait, not a thing.
             trait_noun: re(r"\b(?:fear|phobia|habit|knack|talent|gift for|passion|weakness|tendency|hobby|hobbies|love of|interest in|sense of)\b"),
-            favorite_last: re(r"^([A-Za-z][A-Za-z' -]{1,40}?) (is|are) my (?:favorite|favourite)((?: [a-z]+){0,3})$"),
+            favorite_last: re(r"^([A-Za-z][A-Za-z' -]{1,40}?) (is|are) my ((?:favorite|favourite)(?: [a-z]+){0,3}|mother tongue|native language|first language|weakness)$"),
             likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
-            plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b"),
+            plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b|^i(?:'m| am) (?:so |really |also |super |very )*(?:looking forward to|excited to) [a-z]+|^i (?:really |just )?(?:can't|cannot|cant) wait to [a-z]+"),
             allergy: re(r"allergic to ([a-z ]{2,30})"),
             diet: re(r"\b(?:i(?:'m| am) (?:a )?(?:vegetarian|vegan|pescatarian|on a [a-z]+ diet|keto|gluten[- ]free)|i (?:eat|follow) (?:a )?(?:vegan|vegetarian|plant-based|keto|paleo|kosher|halal))\b"),
             status: re(r"^i(?:'m| am) (?:single|married|divorced|engaged|widowed|in a relationship|dating)\b"),
@@ -339,7 +351,7 @@ fn patterns() -> &'static Patterns {
                 cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*|immigrated|emigrated|childhood in|my home is|based in|[a-z]+ based|dorm|settled in)\b"),
                 cat("plan", r"\b(?:plan|plans|planning|want to|wanna|going to|gonna|hope to|hoping to|goal|dream|someday|one day|next (?:year|month|week|summer|spring|fall|winter)|saving (?:up )?for|about to|intend|aspire|would like to|trying to)\b"),
                 cat("habit", r"\b(?:afraid of|scared of|fear|phobia|terrified|hobby|hobbies|every (?:day|week|weekend|morning|night|year|month)|once a|twice a|usually|always|often|daily|weekly|play|plays|playing|practice|practise|collect\w*|skilled|good at|speak|fluent|can (?:play|speak|cook|sing|dance|swim|draw|code))\b"),
-                cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite)\b|\bfavorite\b|\bi(?:'m| am) (?:a (?:big |huge )?fan of|into|obsessed with|passionate about)\b|\bmy passion\b"),
+                cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite)\b|\bfavorite\b|\bi(?:'m| am) (?:really |so |totally |super |very |a )?(?:(?:big |huge |massive )?fan of|into|obsessed with|passionate about|crazy about|mad about|nuts about|addicted to)\b|\bi(?:'m| am) an? (?:big |huge |massive )?(?:[a-z]+ ){1,3}fan\b|^i find (?:[a-z]+ ){1,4}(?:boring|amazing|fun|relaxing|fascinating|beautiful|annoying|overrated|delicious|disgusting)\b|\bmy (?:passion|weakness)\b"),
                 cat("possession", r"^i (?:have|own|bought|got|drive|ride)\b|^i've got\b"),
             ],
         }
@@ -390,7 +402,13 @@ mod tests {
             ("I have a fear of deep water", "habit"),
             ("I'm afraid of spiders", "habit"),
             ("I love country music", "preference"),
+            ("I'm really into jazz", "preference"),
+            ("I'm a huge Star Wars fan", "preference"),
+            ("I find opera boring", "preference"),
+            ("I prefer working from home", "preference"),
             ("I plan to go to business school next year", "plan"),
+            ("I'm looking forward to going to business school next year", "plan"),
+            ("I can't wait to move out of my parents home", "plan"),
             ("My birthday is on March 3rd", "date"),
         ] {
             assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
@@ -415,6 +433,7 @@ mod tests {
         assert_eq!(fact("Horror movies are my favorite").text, "User's favorites are horror movies");
         assert_eq!(fact("Zelda is my favorite").text, "User's favorite is Zelda");
         assert_eq!(fact("Pizza is my favorite food").text, "User's favorite food is pizza");
+        assert_eq!(fact("Hindi is my mother tongue").text, "User's mother tongue is Hindi");
         assert_eq!(self_fact("That is my favorite"), None);
     }
 
