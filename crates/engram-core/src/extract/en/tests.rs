@@ -1,0 +1,112 @@
+use super::*;
+
+fn fact(s: &str) -> Extracted {
+    self_fact(s).unwrap_or_else(|| panic!("{s:?} kept nothing"))
+}
+
+#[test]
+fn first_person_becomes_third_person() {
+    assert_eq!(fact("I'm allergic to peanuts").text, "User is allergic to peanuts");
+    assert_eq!(fact("I love to bake cookies and knit").text, "User loves to bake cookies and knit");
+    assert_eq!(fact("My brother is a year older than me").text, "User's brother is a year older than them");
+    assert_eq!(fact("I watch TV when I'm bored").text, "User watches TV when they are bored");
+    assert_eq!(fact("I also volunteer at a homeless shelter").text, "User also volunteers at a homeless shelter");
+    assert_eq!(fact("I grew up in Ohio").text, "User grew up in Ohio");
+    assert_eq!(fact("I usually just run 5Ks").text, "User usually just runs 5Ks");
+    assert_eq!(fact("I don't drink alcohol").text, "User doesn't drink alcohol");
+    assert_eq!(fact("I used to do ballet when I was younger").text, "User used to do ballet when they were younger");
+    assert_eq!(fact("I need to make some new friends").text, "User needs to make some new friends");
+    assert_eq!(fact("I feed the ducks at the pond every Sunday").text, "User feeds the ducks at the pond every Sunday");
+    assert_eq!(fact("I cannot wait to move out of my parents home").text, "User cannot wait to move out of their parents home");
+    assert_eq!(fact("I do enjoy a good mystery").text, "User enjoys a good mystery");
+    assert_eq!(fact("I do a lot of street dancing").text, "User does a lot of street dancing");
+}
+
+#[test]
+fn each_kind_of_self_fact_gets_its_category() {
+    for (s, c) in [
+        ("I'm allergic to peanuts", "health"),
+        ("I'm vegetarian", "health"),
+        ("My sister is called Ana", "family"),
+        ("I have two kids", "family"),
+        ("I have a German Shepherd named Barnaby", "family"),
+        ("I work at Acme as a nurse", "work"),
+        ("I'm studying biology at college", "study"),
+        ("I grew up in a small town", "place"),
+        ("I have a red truck", "possession"),
+        ("I've got an old Gibson guitar I play every night", "possession"),
+        ("My car is a 2009 Toyota Corolla", "possession"),
+        ("I got a new puppy", "family"),
+        ("I have a fear of deep water", "habit"),
+        ("I'm afraid of spiders", "habit"),
+        ("I love country music", "preference"),
+        ("I'm really into jazz", "preference"),
+        ("I'm a huge Star Wars fan", "preference"),
+        ("I find opera boring", "preference"),
+        ("I prefer working from home", "preference"),
+        ("I plan to go to business school next year", "plan"),
+        ("I'm looking forward to going to business school next year", "plan"),
+        ("I can't wait to move out of my parents home", "plan"),
+        ("My birthday is on March 3rd", "date"),
+    ] {
+        assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
+    }
+}
+
+#[test]
+fn values_that_replace_older_ones_carry_a_key() {
+    let key = |s: &str| fact(s).key.map(|k| k.attribute);
+    assert_eq!(key("I'm vegetarian").as_deref(), Some("diet"));
+    assert_eq!(key("My birthday is on March 3rd").as_deref(), Some("birthday"));
+    assert_eq!(key("My favorite color is red").as_deref(), Some("favorite_color"));
+    assert_eq!(key("I'm allergic to peanuts").as_deref(), Some("allergy_peanuts"));
+    assert_eq!(key("I have two kids"), None);
+}
+
+#[test]
+fn a_favorite_named_before_it_is_put_first() {
+    let f = fact("Mickey Mouse is my favorite character");
+    assert_eq!(f.text, "User's favorite character is Mickey Mouse");
+    assert_eq!(f.key.map(|k| k.attribute).as_deref(), Some("favorite_character"));
+    assert_eq!(fact("Horror movies are my favorite").text, "User's favorites are horror movies");
+    assert_eq!(fact("Zelda is my favorite").text, "User's favorite is Zelda");
+    assert_eq!(fact("Pizza is my favorite food").text, "User's favorite food is pizza");
+    assert_eq!(fact("Hindi is my mother tongue").text, "User's mother tongue is Hindi");
+    assert_eq!(self_fact("That is my favorite"), None);
+}
+
+#[test]
+fn a_named_relative_or_pet_is_linked_in_the_graph() {
+    let l = fact("My sister is called Ana").link.expect("link");
+    assert_eq!((l.rel.as_str(), l.object.name.as_str()), ("sister", "Ana"));
+    let l = fact("I have a turtle named Timothy").link.expect("link");
+    assert_eq!((l.rel.as_str(), l.object.name.as_str()), ("pet", "Timothy"));
+}
+
+#[test]
+fn a_fact_said_with_a_partner_is_the_users_with_them() {
+    assert_eq!(fact("my wife and I live in Toronto").text, "User lives in Toronto with their wife");
+    assert_eq!(fact("my boyfriend Marco and I live together").text, "User lives with their boyfriend Marco");
+}
+
+#[test]
+fn someone_elses_fact_is_theirs_with_no_key_of_the_users() {
+    let e = someone_elses_fact("My mom is diabetic").expect("kept");
+    assert_eq!(e.text, "User's mom is diabetic");
+    assert_eq!((e.tags.as_slice(), e.key.is_none()), (&["category:people".to_owned()][..], true));
+}
+
+#[test]
+fn dates_frequencies_faiths_and_plans_get_their_categories() {
+    for (s, c) in [
+        ("I'm flying to Rome on December 20th", "date"),
+        ("I run every morning before work", "habit"),
+        ("I'm Brazilian", "identity"),
+        ("I'm applying to grad school this fall", "plan"),
+        ("I'm a pharmacist", "work"),
+        ("I have high blood pressure", "health"),
+        ("I wear glasses", "health"),
+    ] {
+        assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
+    }
+}
