@@ -110,13 +110,14 @@ fn favorite_first(clause: &str) -> Option<String> {
     let lower = thing.to_lowercase();
     let common = rest_lower && (thing.contains(' ') || category_of(&lower).is_some() || COMMON_KINDS.contains(&what.trim()));
     let thing = if common { lower } else { thing.to_owned() };
+    // "Horror movies are my favorite" stays plural; a named attribute takes "is".
+    let plural = attribute.starts_with("favo") && what.is_empty() && verb == "are";
     let head = match attribute {
-        a if !a.starts_with("favo") => format!("My {a}"),
-        _ if what.is_empty() && verb == "are" => "My favorites".to_owned(),
-        _ => "My favorite".to_owned(),
+        _ if plural => "My favorites are".to_owned(),
+        a if !a.starts_with("favo") => format!("My {a} is"),
+        _ => format!("My favorite{what} is"),
     };
-    let verb = if head.starts_with("My favorites") { verb } else { "is" };
-    Some(format!("{head}{what} {verb} {thing}"))
+    Some(format!("{head} {thing}"))
 }
 
 /// Favourites whose members are common nouns ("Pizza is my favorite food" → "pizza").

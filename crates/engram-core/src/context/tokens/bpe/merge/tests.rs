@@ -39,32 +39,49 @@ fn piece_of(alphabet: &'static [u8], len: std::ops::Range<usize>) -> impl Strate
     proptest::collection::vec(prop::sample::select(alphabet), len)
 }
 
+/// The tokens `merge` (or, with `heap`, the fallback alone) makes of `piece` over the toy
+/// table, and the oracle's.
+fn merged_and_oracle(piece: &[u8], heap: bool) -> (Vec<(usize, u32)>, Vec<(usize, u32)>) {
+    let (table, mut parts) = (table(), Vec::new());
+    let data = MergeData::new(&table).expect("bytes are tokens");
+    let bpe = data.over(&table);
+    if heap {
+        bpe.merge_by_heap(piece, &mut parts);
+    } else {
+        bpe.merge(piece, &mut parts);
+    }
+    (tokens(&parts), oracle(&table, piece))
+}
+
+/// `len` bytes drawn from `alphabet` by a xorshift over `x`.
+fn random_piece(x: &mut u32, alphabet: &[u8], len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            *x ^= *x << 13;
+            *x ^= *x >> 17;
+            *x ^= *x << 5;
+            alphabet[*x as usize % alphabet.len()]
+        })
+        .collect()
+}
+
 proptest! {
     #[test]
     fn merging_a_word_makes_the_tokens_tiktoken_makes(piece in piece_of(b"abcd", 1..LONG_PIECE)) {
-        let (table, mut parts) = (table(), Vec::new());
-        let data = MergeData::new(&table).expect("bytes are tokens");
-        let bpe = data.over(&table);
-        bpe.merge(&piece, &mut parts);
-        prop_assert_eq!(tokens(&parts), oracle(&table, &piece));
+        let (got, want) = merged_and_oracle(&piece, false);
+        prop_assert_eq!(got, want);
     }
 
     #[test]
     fn merging_a_long_piece_by_chunks_makes_the_tokens_tiktoken_makes(piece in piece_of(b"aaabcd", LONG_PIECE..900)) {
-        let (table, mut parts) = (table(), Vec::new());
-        let data = MergeData::new(&table).expect("bytes are tokens");
-        let bpe = data.over(&table);
-        bpe.merge(&piece, &mut parts);
-        prop_assert_eq!(tokens(&parts), oracle(&table, &piece));
+        let (got, want) = merged_and_oracle(&piece, false);
+        prop_assert_eq!(got, want);
     }
 
     #[test]
     fn merging_by_heap_makes_the_tokens_tiktoken_makes(piece in piece_of(b"abcd", 2..600)) {
-        let (table, mut parts) = (table(), Vec::new());
-        let data = MergeData::new(&table).expect("bytes are tokens");
-        let bpe = data.over(&table);
-        bpe.merge_by_heap(&piece, &mut parts);
-        prop_assert_eq!(tokens(&parts), oracle(&table, &piece));
+        let (got, want) = merged_and_oracle(&piece, true);
+        prop_assert_eq!(got, want);
     }
 }
 
@@ -76,14 +93,7 @@ fn a_memo_shared_by_many_pieces_gives_each_the_tokens_a_fresh_one_gives() {
     let mut parts = Vec::new();
     let mut x = 11u32;
     for len in (2..400).step_by(7) {
-        let piece: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                b"abca"[(x % 4) as usize]
-            })
-            .collect();
+        let piece = random_piece(&mut x, b"abca", len);
         bpe.merge(&piece, &mut parts);
         let mut fresh = Vec::new();
         MergeData::new(&table).expect("bytes are tokens").over(&table).merge(&piece, &mut fresh);
@@ -100,14 +110,7 @@ fn merging_a_piece_with_no_break_takes_steps_linear_in_its_length() {
     let mut x = 7u32;
     let mut per_byte = Vec::new();
     for n in [4usize << 10, 16 << 10, 64 << 10] {
-        let random: Vec<u8> = (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                b"abcd"[(x % 4) as usize]
-            })
-            .collect();
+        let random = random_piece(&mut x, b"abcd", n);
         let worst = [vec![b'a'; n], b"ab".repeat(n / 2), random]
             .iter()
             .map(|piece| bpe.merge(piece, &mut parts) as f64 / n as f64)
