@@ -109,7 +109,7 @@ test("batches the origin refuses for what they hold (an invalid op, unreadable o
     assert.equal(await phone.retryQuarantined(), 2);
     assert.equal(await phone.pendingSync(), 2);
     assert.equal((await phone.sync()).quarantined, 2);
-    const unreadable = (await phone.quarantined()).filter((b) => /400/.test(b.message)).map((b) => b.id);
+    const unreadable = (await phone.quarantined()).filter((b) => /answered 400 /.test(b.message)).map((b) => b.id);
     assert.equal(await phone.discardQuarantined(unreadable), 1);
     assert.equal((await phone.quarantined()).length, 1);
     assert.equal(await phone.discardQuarantined(), 1);
