@@ -121,7 +121,8 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     }
     // "they/them pronouns" names pronouns; it does not point with them.
     let pointing = p.pronoun_set.replace_all(&lower, "");
-    if p.pointer_tail.is_match(&pointing) || p.pointer.is_match(&pointing) || p.pointer_object.is_match(&pointing) {
+    let third_person = p.third_person.find(&pointing).is_some_and(|m| !p.someone_before.is_match(&m.as_str()[..m.as_str().rfind(' ').unwrap_or(0)]));
+    if p.pointer_tail.is_match(&pointing) || p.pointer.is_match(&pointing) || p.pointer_object.is_match(&pointing) || third_person || p.bridging.is_match(&pointing) {
         return Some("its object points to another turn");
     }
     if content_words(&lower) == 0 {
@@ -173,7 +174,7 @@ pub(crate) fn is_instruction(sentence: &str) -> bool {
 /// "[name]", "{city}", "(User 1's name)": a slot of a template, not a value.
 fn is_placeholder(clause: &str) -> bool {
     let lower = clause.to_lowercase();
-    clause.contains('[') || clause.contains('{') || lower.split('(').skip(1).any(|inner| inner.split(')').next().is_some_and(|i| i.contains("name") || i.contains("user")))
+    clause.contains('[') || clause.contains('{') || lower.split('(').skip(1).any(|inner| inner.split(')').next().is_some_and(|i| i.contains("name") || i.contains("user"))) || patterns().slot.is_match(&lower)
 }
 
 /// True for "I don't like X", "I hate X": a dislike is kept, as a dislike.
@@ -225,6 +226,10 @@ struct Patterns {
     dislike: Regex,
     pointer_tail: Regex,
     pointer: Regex,
+    third_person: Regex,
+    someone_before: Regex,
+    bridging: Regex,
+    slot: Regex,
     pointer_object: Regex,
     soft_hedge: Regex,
     passing: Regex,
@@ -262,7 +267,16 @@ fn patterns() -> &'static Patterns {
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
             pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
-            pointer: re(r"^i\b.*\b(?:it|there|those|these|her|him|them|they|mine)\b"),
+            pointer: re(r"^i\b.*\b(?:it|there|those|these|them|they|mine)\b"),
+            // "I love his music", "my favorite song by him": a third person's, unless someone
+            // the clause names comes first ("I help people find their purpose").
+            third_person: re(r"^(?:i|my)\b.*?\b(?:her|him|his|their|he|she)\b"),
+            someone_before: re(&format!(r"\b(?:{PEOPLE}|people|others|everyone|customers|clients|patients|students|players|athletes|businesses|companies|animals|owners|families)\b")),
+            // "I love the characters", "I like the people here": a part of something another
+            // turn named (the film, the town), with nothing in the clause to say which.
+            bridging: re(r"^i (?:also |really |just |absolutely |especially )*(?:love|loved|like|liked|enjoy|enjoyed|adore|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of)(?: all)? the (?:characters?|story|storyline|plot|scenes?|ending|writing(?: style)?|dialogue|lyrics|soundtrack|music|acting|cast|graphics|gameplay|sound|beats?|views?|weather|food|people|atmosphere|vibe|setting|animation|art(?:work| style)?|design|idea|concept|message|songs?|episodes?|books?|movies?|series|show)(?: (?:here|there|too|so much|a lot|the most|best|as well))*$"),
+            // "I'm User 1", "I'm (age)": a template's slot or a speaker's label, not a value.
+            slot: re(r"^(?:i'm|i am|my name is|call me|my [a-z]+ is) (?:\([^)]*\)|user\s*\d*(?:[.,!]|$))"),
             // "I tried that once", "I got one for Christmas", "a big fan of his": the verb's
             // object is a pointer, whatever adverb or time follows it.
             pointer_object: re(r"^i(?:'m| am|'ve| have)? (?:[a-z]+ ){0,4}?(?:that|this|one|his|hers)(?: (?:once|twice|before|again|all the time|a lot|as a kid|as a child|in|for|at|on|every|when|last|yesterday|today|recently|lately|sometimes|often|too)\b.*)?$"),
@@ -366,6 +380,26 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I'm currently living in Berlin"), None);
+    }
+
+    #[test]
+    fn a_possessive_or_a_part_of_something_named_in_another_turn_is_a_pointer() {
+        for c in ["I love the characters", "I also like the people here", "I love his music", "I also love their live shows", "My favorite song by him is Redbone", "I love watching his videos"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+        for c in ["I love my job", "I love spending time with my family", "I help people find their purpose in life", "I'm helping my dad tend the fields on his farm", "I love the beach", "I love the characters in Harry Potter"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+    }
+
+    #[test]
+    fn a_speaker_label_or_a_template_slot_is_not_a_value() {
+        for c in ["I'm User 1", "My name is user1", "I'm (age)", "My name is [name]"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+        for c in ["I'm a user researcher", "My name is Ana"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
     }
 
     #[test]
