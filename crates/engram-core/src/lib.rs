@@ -53,6 +53,7 @@ pub mod profile;
 pub mod read;
 pub mod router;
 pub mod sort;
+mod statements;
 pub mod store;
 pub mod sync;
 pub mod text;

@@ -3,7 +3,7 @@
 //! peanuts`), "My sister is called Ana" → "User's sister is called Ana" (family, linked
 //! `user —sister→ Ana`), "I have two kids" → "User has two kids" (family).
 //!
-//! Every first-person clause that `clauses::refusal` lets through is kept: the clause says
+//! Every first-person clause that `statements::refusal` lets through is kept: the clause says
 //! what it says, and the rules only decide its category, its kind, its importance and —
 //! where a new value replaces the old one (the city, the employer, the diet, a favourite) —
 //! its supersession key. Keyed identity rules (`rules.rs`) come first: a clause one of them
@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
-use crate::extract::clauses::is_dislike;
+use crate::statements::refusal::is_dislike;
 use crate::extract::lexicon::{category_of, is_people_or_faith};
 use crate::extract::Extracted;
 use crate::model::{FactKey, Kind};
@@ -308,7 +308,7 @@ const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|pa
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = crate::extract::rules::pattern;
+        let re = crate::statements::pattern;
         let cat = |name: &'static str, s: &str| (name, re(s));
         Patterns {
             be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),

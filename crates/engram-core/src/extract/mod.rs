@@ -4,16 +4,15 @@
 //! Everything extracted goes through the normal write path (`remember`): PII redaction,
 //! dedup, supersession by key.
 
-mod clauses;
 mod en;
 mod lexicon;
-mod refer;
 mod rules;
 mod zh;
 
 use serde::{Deserialize, Serialize};
 
 use crate::knowledge::graph::EntityRef;
+use crate::statements::{clauses, refer, refusal};
 use crate::model::{FactKey, Kind, MemoryInput, Source};
 use crate::router::{route, Route};
 
@@ -83,7 +82,7 @@ pub(crate) fn is_question(s: &str) -> bool {
 
 /// Extract facts from what a user said. Sentences are judged one at a time: the keyed
 /// rules of `rules.rs` and `zh.rs` first, then (English) every first-person clause that
-/// none of them read and that states something about the speaker (`clauses`, `en`).
+/// none of them read and that states something about the speaker (`statements`, `en`).
 pub fn extract(text: &str) -> Vec<Extracted> {
     let mut out: Vec<Extracted> = Vec::new();
     let push = |out: &mut Vec<Extracted>, e: Extracted| {
@@ -99,7 +98,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if let Some(a) = refer::antecedent(sentence) {
             antecedent = Some(a);
         }
-        if clauses::is_instruction(sentence) {
+        if refusal::is_instruction(sentence) {
             continue;
         }
         let chinese = sentence.chars().any(crate::index::lexical::terms::is_cjk);
@@ -115,7 +114,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
                     // A rule read inside a clause that states nothing as fact ("I don't work at
                     // Acme any more", "if I lived in Paris", "my mom says I moved to Lyon").
                     let at = caps.get(0).map_or(0, |m| m.start());
-                    if clauses.iter().any(|(c, span)| span.contains(&at) && clauses::blocks_rules(c)) {
+                    if clauses.iter().any(|(c, span)| span.contains(&at) && refusal::blocks_rules(c)) {
                         continue;
                     }
                     // Nothing is read from the question a statement ends with.
@@ -142,9 +141,9 @@ pub fn extract(text: &str) -> Vec<Extracted> {
             if read.iter().any(|r| r.start < span.end && span.start < r.end) {
                 continue;
             }
-            let fact = match clauses::refusal(&clause) {
+            let fact = match refusal::refusal(&clause) {
                 None => en::self_fact(&clause),
-                Some(clauses::SOMEONE_ELSE) => en::someone_elses_fact(&clause),
+                Some(refusal::SOMEONE_ELSE) => en::someone_elses_fact(&clause),
                 Some(_) => None,
             };
             if let Some(e) = fact {

@@ -15,17 +15,10 @@ pub(crate) struct Rule {
     pub build: fn(&Captures<'_>) -> Vec<Extracted>,
 }
 
-/// A pattern of the extraction rules, compiled. Not inlined: each rule is one call of it,
-/// not one more copy of the compiler's entry (the rule tables are built once).
-#[inline(never)]
-pub(crate) fn pattern(s: &str) -> Regex {
-    Regex::new(s).unwrap_or_else(|e| unreachable!("extraction pattern {s}: {e}"))
-}
-
 /// A rule of `pattern` and its builder (see [`pattern`]).
 #[inline(never)]
 pub(crate) fn rule(s: &str, build: fn(&Captures<'_>) -> Vec<Extracted>) -> Rule {
-    Rule { re: pattern(s), build }
+    Rule { re: crate::statements::pattern(s), build }
 }
 
 pub(crate) fn clean(s: &str) -> String {

@@ -53,7 +53,7 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = crate::extract::rules::pattern;
+        let re = super::pattern;
         Patterns {
             named: re(r"(?i)\b(?:i have|i've got|i had|i've|my)\s+(?:(?:a|an|one|two|three|four|five|\d+|little|older|younger|big|baby|twin|best|new|old|pet)\s+)*([a-zé]+)\b"),
             leading: re(r"^(She|He|They|It)('s|’s|'re|’re)?\b"),

@@ -1,0 +1,176 @@
+//! English sentences cut into clauses (`refusal` then tells which state the speaker's
+//! own facts).
+//!
+//! A sentence is cut where a new first-person clause starts ("I love reading, I'm a stunt
+//! double, and I was raised by my mom" is three) and where a question follows a statement
+//! ("I'm George, what's your name?" keeps "I'm George"). Each clause then loses its
+//! openers ("yes,", "oh cool,", "well,", "actually") and its tail ("too", "as well").
+
+use std::sync::OnceLock;
+
+use regex_lite::Regex;
+
+/// The clauses of one sentence, trimmed, openers and tails removed, questions dropped;
+/// each with the byte range of the sentence it came from.
+pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let p = patterns();
+    let mut out = Vec::new();
+    let mut rest = sentence;
+    // A question after a comma ends the statement before it.
+    if let Some(m) = p.question_tail.find(rest) {
+        rest = &rest[..m.start()];
+    } else if rest.trim_end().ends_with('?') {
+        return out;
+    }
+    let mut start = 0;
+    // A cut runs from the separator's start to the word that begins the next clause: a first
+    // person, a new subject ("…, it's a beautiful country", "… but it needs new strings") or
+    // whatever follows ", but".
+    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(4)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
+    // "Me and my girlfriend…", "my wife and I…" are one subject, not two clauses.
+    let one_subject = |before: &str| {
+        let b = before.trim().to_lowercase();
+        b == "me" || b.ends_with(" me") || super::refusal::names_someone_else(before.trim())
+    };
+    // Each cut: where the clause before it ends, where the next begins, and whether the next
+    // is a verb of the speaker's without its "I" ("I love folk music and hope to…").
+    let mut found: Vec<(usize, usize, bool)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), next(&c)?, false))).collect();
+    found.extend(p.and_verb.find_iter(rest).filter(|m| p.verb_clause.is_match(&rest[m.end()..])).map(|m| (m.start(), m.end(), true)));
+    found.sort_unstable();
+    let mut cuts: Vec<(usize, usize, bool)> = Vec::new();
+    for (s, e, verb) in found {
+        let from = cuts.last().map_or(0, |&(_, e, _)| e);
+        if s < from {
+            continue;
+        }
+        let before = rest[from..s].trim();
+        // A verb starts a clause of the speaker's only when the clause before is theirs and
+        // says something already ("I live and work in Paris" stays one), and, after "and",
+        // when it closes no list ("I like to read, write and paint") and follows no
+        // infinitive it may share ("I like to hike and read books").
+        let but = rest[s..e].trim_start().starts_with("but");
+        let shares = !but && (before.contains(',') || p.infinitive.is_match(before));
+        let joins = !verb || (p.speaker_head.is_match(before) && before.split_whitespace().count() >= 3 && !shares);
+        if joins && !one_subject(&rest[from..s]) {
+            cuts.push((s, e, verb));
+        }
+    }
+    cuts.push((rest.len(), rest.len(), false));
+    let mut implied = false;
+    for (s, e, verb) in cuts {
+        let c = tidy(&rest[start..s]);
+        if !c.is_empty() {
+            out.push((if implied { format!("I {c}") } else { c }, start..s));
+        }
+        (start, implied) = (e, verb);
+    }
+    out
+}
+
+/// A clause without its openers, its tail and its end punctuation.
+fn tidy(piece: &str) -> String {
+    let p = patterns();
+    let mut c = piece.trim().trim_end_matches(['.', '!', ',', ';', ':', '…', ' ']).trim().to_owned();
+    loop {
+        let next = p.opener.replace(&c, "").trim().to_owned();
+        if next == c {
+            break;
+        }
+        c = next;
+    }
+    let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
+    // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
+    let c = p.bare_i.replace(&c, "I'$1");
+    p.lower_i.replace_all(&c, "I$1").into_owned()
+}
+
+struct Patterns {
+    question_tail: Regex,
+    cut: Regex,
+    opener: Regex,
+    tail: Regex,
+    lower_i: Regex,
+    bare_i: Regex,
+    and_verb: Regex,
+    verb_clause: Regex,
+    speaker_head: Regex,
+    infinitive: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = super::pattern;
+        Patterns {
+            question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
+            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
+            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
+            lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
+            bare_i: re(r"^(?i:i)(m|ve)\b"),
+            // "… and have two kids", "… but hated it": a new clause of the same subject.
+            verb_clause: re(r"^(?:have|live|work|love|like|enjoy|hope|want|plan|play|own|spend|teach|study|volunteer|collect|drive|ride|hate|prefer|need|went|moved|grew|worked|studied|bought|started|quit|became|hated|loved)\b"),
+            and_verb: re(r"\s+(?:and|but)\s+(?:then\s+|also\s+)?"),
+            speaker_head: re(r"^(?:I|I'm|I've|I was|I am)\s"),
+            // An infinitive or a modal the next verb may share: "to hike and read", "can run and play".
+            infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        clauses(s).into_iter().map(|(c, _)| c).collect()
+    }
+
+    #[test]
+    fn a_sentence_of_three_first_person_statements_is_three_clauses() {
+        assert_eq!(
+            texts("I love reading, I'm a stunt double, and I was raised in a single parent household."),
+            vec!["I love reading", "I'm a stunt double", "I was raised in a single parent household"]
+        );
+    }
+
+    #[test]
+    fn a_question_after_a_statement_leaves_the_statement() {
+        assert_eq!(texts("I'm George, what's your name?"), vec!["I'm George"]);
+        assert!(clauses("Do you like cooking shows?").is_empty());
+    }
+
+    #[test]
+    fn im_written_without_its_apostrophe_is_the_speaker_and_though_ends_a_clause() {
+        assert_eq!(texts("im catholic"), vec!["I'm catholic"]);
+        assert_eq!(texts("ive got two kids"), vec!["I've got two kids"]);
+        assert_eq!(texts("I'm Jewish, though not very observant"), vec!["I'm Jewish", "not very observant"]);
+    }
+
+    #[test]
+    fn openers_and_tails_are_removed() {
+        assert_eq!(texts("Oh cool, I love dogs too!"), vec!["I love dogs"]);
+        assert_eq!(texts("Yes, I take dance lessons once a week."), vec!["I take dance lessons once a week"]);
+    }
+
+    #[test]
+    fn a_second_verb_of_the_speaker_is_a_clause_of_its_own() {
+        assert_eq!(texts("I love folk music and hope to make it big someday"), vec!["I love folk music", "I hope to make it big someday"]);
+        assert_eq!(texts("I work at a bank and have two kids"), vec!["I work at a bank", "I have two kids"]);
+        assert_eq!(texts("I went to school to be a veterinarian but hated it"), vec!["I went to school to be a veterinarian", "I hated it"]);
+        // Not when the first says nothing yet, nor when its subject is someone else.
+        assert_eq!(texts("I live and work in Paris"), vec!["I live and work in Paris"]);
+        assert_eq!(texts("My dad was a builder and loved fishing"), vec!["My dad was a builder and loved fishing"]);
+        assert_eq!(texts("I like cats and dogs"), vec!["I like cats and dogs"]);
+        assert_eq!(texts("I like to read, watch movies and play video games"), vec!["I like to read, watch movies and play video games"]);
+        assert_eq!(texts("I like to go on hikes and read books"), vec!["I like to go on hikes and read books"]);
+        assert_eq!(texts("I can run around and play all day"), vec!["I can run around and play all day"]);
+        assert_eq!(texts("I have a violin but it needs new strings"), vec!["I have a violin", "it needs new strings"]);
+    }
+
+    #[test]
+    fn me_and_my_partner_is_one_subject_not_two_clauses() {
+        assert_eq!(texts("me and my girlfriend have been dating for two years"), vec!["me and my girlfriend have been dating for two years"]);
+        assert_eq!(texts("my wife and I live in Toronto"), vec!["my wife and I live in Toronto"]);
+    }
+}
