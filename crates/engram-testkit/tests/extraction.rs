@@ -83,6 +83,11 @@ fn what_is_denied_supposed_or_a_template_slot_is_not_read_by_the_keyed_rules() {
 }
 
 #[test]
+fn a_name_said_with_a_lower_case_i_is_a_name() {
+    assert_eq!(texts("hi, i'm Priya btw"), vec!["User's name is Priya".to_owned()]);
+}
+
+#[test]
 fn a_pronoun_is_read_as_the_relative_named_before_it_and_an_unresolved_one_keeps_nothing() {
     assert!(texts("I have a sister. She's a pole dancer.").contains(&"User's sister is a pole dancer".to_owned()), "{:?}", texts("I have a sister. She's a pole dancer."));
     assert!(texts("I spend a lot of time with my son. He's in junior high school.").contains(&"User's son is in junior high school".to_owned()));
@@ -109,6 +114,8 @@ fn the_role_after_the_employer_is_kept_beside_the_employer() {
     let both = texts("I work as a nurse at Acme");
     assert!(both.contains(&"User works at Acme".to_owned()) && both.contains(&"User works as a nurse".to_owned()), "{both:?}");
     assert_eq!(texts("I don't work at Acme as a nurse any more"), Vec::<String>::new());
+    let spotify = texts("I'm a software engineer at Spotify");
+    assert!(spotify.contains(&"User works at Spotify".to_owned()) && spotify.contains(&"User works as a software engineer".to_owned()), "{spotify:?}");
 }
 
 #[test]

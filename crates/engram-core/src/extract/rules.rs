@@ -61,6 +61,10 @@ fn role(article: &str, role: &str) -> Extracted {
     fact(Kind::Fact, text, "occupation", 0.9, 0.85).linked("works_as", &role, "role")
 }
 
+fn employer(name: &str) -> Extracted {
+    fact(Kind::Fact, format!("User works at {}", clean(name)), "employer", 0.9, 0.85).linked("works_at", name, "organization")
+}
+
 /// A preference (or dislike) of `thing`, keyed by its category when known.
 pub(crate) fn preference(thing: &str, likes: bool, chinese: bool) -> Extracted {
     let thing = clean(thing);
@@ -112,7 +116,7 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"\b(?:[Mm]y name is|[Cc]all me|I am called)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})", |c| {
                 vec![fact(Kind::Fact, format!("User's name is {}", clean(&c[1])), "name", 0.9, 0.9)]
             }),
-            r(r"\bI'?m\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:[,.!]|\s+(?:and|btw|by the way|here)\b|$)", |c| {
+            r(r"\b[Ii]'?m\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:[,.!]|\s+(?:and|btw|by the way|here)\b|$)", |c| {
                 let name = clean(&c[1]);
                 if NOT_NAMES.contains(&name.to_lowercase().as_str()) || name.split_whitespace().any(|w| is_people_or_faith(&w.to_lowercase())) {
                     return Vec::new();
@@ -131,11 +135,14 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(r"(?i)\bi (?:work|am working|'m working)\s+(?:at|for)\s+[^,.!?]{1,40}?\s+as\s+(an?\s+)?([a-z][a-z /+-]{2,40}?)(?:\s+(?:and|but|since|for)\b|[,.!]|$)", |c| {
                 vec![role(c.get(1).map_or("", |a| a.as_str()), &c[2])]
             }),
-            r(r"(?i)\bI'?m (an?\s+)((?:senior |junior |lead |staff |principal )?[a-z-]+ (?:engineer|developer|designer|scientist|manager|researcher|analyst|teacher|doctor|nurse|lawyer|writer|architect|consultant))\b", |c| {
-                vec![role(&c[1], &c[2])]
+            // "I'm a software engineer at Spotify": the role, and the employer after it.
+            r(r"(?i)\bI'?m (an?\s+)((?:senior |junior |lead |staff |principal )?[a-z-]+ (?:engineer|developer|designer|scientist|manager|researcher|analyst|teacher|doctor|nurse|lawyer|writer|architect|consultant))\b(?:\s+(?:at|for)\s+(?:the\s+)?((?-i:[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})))?", |c| {
+                let mut out = vec![role(&c[1], &c[2])];
+                out.extend(c.get(3).map(|m| employer(m.as_str())));
+                out
             }),
             r(r"\b[Ii](?: work|'m working| am working|'m employed| am employed)\b[^.!?]{0,40}?\b(?:at|for|by)\s+(?:the\s+)?([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})", |c| {
-                vec![fact(Kind::Fact, format!("User works at {}", clean(&c[1])), "employer", 0.9, 0.85).linked("works_at", &c[1], "organization")]
+                vec![employer(&c[1])]
             }),
             r(r"\b[Ii](?: live in| am based in|'m based in| moved to| relocated to| have moved to|'ve moved to)\s+([A-Z][\w'-]*(?:[ ,]+[A-Z][\w'-]*){0,2})", |c| {
                 vec![fact(Kind::Fact, format!("User lives in {}", clean(&c[1])), "location", 0.85, 0.85).linked("lives_in", &c[1], "place")]

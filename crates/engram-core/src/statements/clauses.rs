@@ -70,6 +70,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
 /// A clause without its openers, its tail and its end punctuation.
 fn tidy(piece: &str) -> String {
     let p = patterns();
+    let piece = p.aside.find(piece).map_or(piece, |m| &piece[..m.start()]);
     let mut c = piece.trim().trim_end_matches(['.', '!', ',', ';', ':', '…', ' ']).trim().to_owned();
     loop {
         let next = p.opener.replace(&c, "").trim().to_owned();
@@ -89,6 +90,7 @@ struct Patterns {
     cut: Regex,
     opener: Regex,
     tail: Regex,
+    aside: Regex,
     lower_i: Regex,
     bare_i: Regex,
     and_verb: Regex,
@@ -105,7 +107,10 @@ fn patterns() -> &'static Patterns {
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
             cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
-            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either))+$"),
+            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh))+$"),
+            // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
+            // was said, not more of it.
+            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             bare_i: re(r"^(?i:i)(m|ve)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
@@ -148,8 +153,12 @@ mod tests {
     }
 
     #[test]
-    fn openers_and_tails_are_removed() {
+    fn openers_tails_and_asides_are_removed() {
         assert_eq!(texts("Oh cool, I love dogs too!"), vec!["I love dogs"]);
+        assert_eq!(texts("I'm Priya btw"), vec!["I'm Priya"]);
+        assert_eq!(texts("I'm studying for the bar exam, wish me luck"), vec!["I'm studying for the bar exam"]);
+        assert_eq!(texts("I'm allergic to cats, which sucks because I love them"), vec!["I'm allergic to cats", "I love them"]);
+        assert_eq!(texts("My surname is Okafor, like the footballer"), vec!["My surname is Okafor"]);
         assert_eq!(texts("Yes, I take dance lessons once a week."), vec!["I take dance lessons once a week"]);
     }
 
