@@ -3,7 +3,7 @@
 //! not to keep — questions, negations, hedges, hypotheticals, reported speech, pronoun
 //! objects, small talk, other people, injected instructions). The rules were then fixed
 //! against its errors, so it is a development set now, not a held-out one. Thresholds:
-//! the figures measured on 2026-12-06 (night: recall 0.862, precision 0.985) minus a margin.
+//! the figures measured on 2026-12-07 (recall 0.894, precision 0.985) minus a margin.
 
 use engram_testkit::self_facts_eval::{evaluate, table};
 
@@ -12,7 +12,7 @@ fn english_self_facts_meet_recall_and_precision_on_the_labelled_corpus() {
     let r = evaluate("en").unwrap_or_else(|| unreachable!("data/self_facts_en.tsv is part of the repository"));
     println!("{}", table(&r));
     assert!(r.total.kept_rows >= 300 && r.total.reject_rows >= 300, "corpus too small: {} / {}", r.total.kept_rows, r.total.reject_rows);
-    assert!(r.recall() >= 0.845, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
+    assert!(r.recall() >= 0.88, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
     assert!(r.precision() >= 0.95, "precision {:.3}\n{}", r.precision(), r.errors.join("\n"));
     for (c, n) in r.by_category.iter().filter(|(c, _)| !c.starts_with("not:")) {
         assert!(n.kept_rows >= 30, "category {c} has {} rows", n.kept_rows);

@@ -93,7 +93,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
     // The relative or pet the turn named last, for a sentence that begins "She's …".
     let mut antecedent: Option<String> = None;
     for said in split_sentences(text) {
-        let resolved = antecedent.as_deref().and_then(|a| refer::resolved(said, a));
+        let resolved = antecedent.as_deref().and_then(|a| refer::resolved(said, a)).or_else(|| refer::household(said));
         let sentence = resolved.as_deref().unwrap_or(said);
         if let Some(a) = refer::antecedent(sentence) {
             antecedent = Some(a);

@@ -178,7 +178,7 @@ fn patterns() -> &'static Patterns {
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
             pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
-            pointer: re(r"^i\b.*\b(?:it|there|those|these|them|they|mine)\b"),
+            pointer: re(r"^(?:i|my)\b.*\b(?:it|there|those|these|them|they|mine)\b"),
             // "I love his music", "my favorite song by him": a third person's, unless someone
             // the clause names comes first ("I help people find their purpose").
             third_person: re(r"^(?:i|my)\b.*?\b(?:her|him|his|their|he|she)\b"),
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_possessive_or_a_part_of_something_named_in_another_turn_is_a_pointer() {
-        for c in ["I love the characters", "I also like the people here", "I love his music", "I also love their live shows", "My favorite song by him is Redbone", "I love watching his videos"] {
+        for c in ["I love the characters", "I also like the people here", "I love his music", "I also love their live shows", "My favorite song by him is Redbone", "My dad used to play it all the time", "I love watching his videos"] {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         for c in ["I love my job", "I love spending time with my family", "I help people find their purpose in life", "I'm helping my dad tend the fields on his farm", "I love the beach", "I love the characters in Harry Potter"] {
