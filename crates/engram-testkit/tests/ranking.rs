@@ -101,3 +101,32 @@ fn of_two_equal_matches_past_the_floor_the_fresher_comes_first() {
     assert_eq!(hits[0].score, hits[1].score, "both keep the floor's weight: {hits:?}");
     assert!(hits[0].parts.decay > hits[1].parts.decay, "age breaks the tie: {hits:?}");
 }
+
+#[test]
+fn the_reply_to_a_question_is_found_through_the_questions_words() {
+    let mut e = Engram::new(Config::default(), 1);
+    let minute = 60_000;
+    let said = |e: &mut Engram, text: &str, at: i64| {
+        e.remember(&alice(), MemoryInput::new(engram_core::Kind::Event, text), at).expect("remember");
+    };
+    // Lines of other days that hold the question's words.
+    said(&mut e, "Melanie: My cousin got married in June, a long ceremony.", T0);
+    said(&mut e, "Melanie: My parents have been married for a long time.", T0 + 40 * minute);
+    said(&mut e, "Melanie: We took a long walk after the wedding.", T0 + 80 * minute);
+    said(&mut e, "Melanie: My sister married young, long before me.", T0 + 120 * minute);
+    said(&mut e, "Melanie: Married life seems long and happy for them.", T0 + 160 * minute);
+    // The question, its reply in other words, and lines around them.
+    let t = T0 + DAY_MS;
+    said(&mut e, "Caroline: I love this family pic of you all.", t);
+    said(&mut e, "Caroline: How long have you been married?", t + 1_000);
+    said(&mut e, "Melanie: 5 years already! Time flies.", t + 2_000);
+    said(&mut e, "Caroline: Wow, that went by fast.", t + 3_000);
+    let mut q = RecallQuery::text("How long have Melanie and her husband been married?").with_k(10);
+    q.force = true;
+    let top: Vec<String> = e.recall(&alice(), &q, t + DAY_MS).expect("recall").hits.into_iter().map(|h| h.record.text).collect();
+    let at = |start: &str| top.iter().position(|t| t.starts_with(start)).unwrap_or_else(|| panic!("{start:?} not recalled: {top:?}"));
+    // Answered by the other speaker, the reply counts the question's words as its own: with
+    // the speaker the query names, it ranks ahead of the question (with a neighbour's share
+    // alone it ranked behind it).
+    assert!(at("Melanie: 5 years") < at("Caroline: How long"), "{top:?}");
+}
