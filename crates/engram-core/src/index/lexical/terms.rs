@@ -77,6 +77,9 @@ pub fn index_terms(text: &str) -> Vec<String> {
     let stemmer = ENGLISH.get_or_init(|| Stemmer::create(Algorithm::English));
     let mut out = terms(text);
     for t in &mut out {
+        if let Some(word) = standard(t) {
+            *t = word.to_owned();
+        }
         if t.len() > 3 && t.bytes().all(|b| b.is_ascii_lowercase()) {
             let stem = stemmer.stem(t);
             if stem.len() < t.len() {
@@ -85,6 +88,38 @@ pub fn index_terms(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Chat's shorthand and British spellings, read as the word they stand for on both sides of
+/// the index: "my fam" finds "family", "fave colour" finds "favorite color", "the kids"
+/// finds "children".
+fn standard(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "fam" => "family",
+        "edu" => "education",
+        "biz" => "business",
+        "pic" | "pics" | "photo" | "photos" => "picture",
+        "fave" | "fav" | "favourite" | "favourites" => "favorite",
+        "colour" | "colours" => "color",
+        "convo" => "conversation",
+        "bday" => "birthday",
+        "vacay" => "vacation",
+        "hubby" => "husband",
+        "bf" => "boyfriend",
+        "gf" => "girlfriend",
+        "mum" | "mommy" => "mom",
+        "daddy" => "dad",
+        "bro" => "brother",
+        "sis" => "sister",
+        "kiddo" | "kiddos" | "kids" | "child" | "children" => "kid",
+        "buddy" | "buddies" | "pal" | "pals" => "friend",
+        "uni" => "university",
+        "yrs" | "yr" => "year",
+        "theatre" => "theater",
+        "centre" => "center",
+        "travelling" => "traveling",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -97,6 +132,13 @@ mod tests {
         assert_eq!(index_terms("painting a sunrise"), ["paint", "sunris"]);
         // Short words, numbers and CJK bigrams are left as they are.
         assert_eq!(index_terms("bus 2023 记忆管理"), ["bus", "2023", "记忆", "忆管", "管理"]);
+    }
+
+    #[test]
+    fn chat_shorthand_and_british_spellings_are_the_words_they_stand_for() {
+        assert_eq!(index_terms("hanging with the fam"), index_terms("hanging with the family"));
+        assert_eq!(index_terms("my fave colour"), index_terms("my favorite color"));
+        assert_eq!(index_terms("the kids loved it"), index_terms("the children loved it"));
     }
 
     #[test]
