@@ -176,7 +176,7 @@ fn patterns() -> &'static Patterns {
             reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read (?:that|about|somewhere|online|in the)|saw on|was told)\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
-            pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b"),
+            pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
             pointer: re(r"^(?:i|my)\b.*\b(?:it|there|those|these|them|they|mine)\b"),
             // "I love his music", "my favorite song by him": a third person's, unless someone
@@ -193,7 +193,7 @@ fn patterns() -> &'static Patterns {
             pointer_object: re(r"^i(?:'m| am|'ve| have)? (?:[a-z]+ ){0,4}?(?:that|this|one|his|hers)(?: (?:once|twice|before|again|all the time|a lot|as a kid|as a child|in|for|at|on|every|when|last|yesterday|today|recently|lately|sometimes|often|too)\b.*)?$"),
             // "I'm free this weekend", "I'm watching a movie right now": what the user is doing
             // or feeling at the moment is the talk's, not a fact of the person.
-            passing: re(r"^i(?:'m| am) (?:just |so |really |kinda |currently )?(?:free|available|bored|hungry|sleepy|starving|off (?:today|tomorrow|tonight))\b|^i(?:'m| am) (?:just |currently )?[a-z]+ing\b.*\b(?:right now|at the moment|as we speak|tonight)$"),
+            passing: re(r"^i(?:'m| am) (?:just |so |really |kinda |currently )?(?:free|available|bored|hungry|sleepy|starving|off (?:today|tomorrow|tonight))\b|^i(?:'m| am) (?:just )?(?:off to|about to|heading (?:out|off|home))\b|^i(?:'m| am) (?:just )?(?:going to|gonna) .*\bnow$|^i(?:'m| am) (?:just |currently )?[a-z]+ing\b.*\b(?:right now|at the moment|as we speak|tonight)$"),
             soft_hedge: re(r"^i (?:kind of|kinda|sort of|sorta|reckon|suspect|might|may)\b|^i(?:'m| am) (?:half |kind of |sort of )?(?:toying with|half thinking|on the fence|torn|undecided)\b"),
             other_subject: re(&format!(r"^(?i:my|our) (?:(?i:best|older|younger|little|big|baby|twin|oldest|youngest|eldest|ex|new|late|step|great)[- ]?)*(?:(?i:{PEOPLE})\b|(?i:fianc[ée]e?))(?: [A-Z][a-z]+\b)?")),
             ties_to_user: re(r"^(?:'s? (?:name|nickname) is\b|,? (?:is |was )?(?:called|named)\b|'s (?:birthday|anniversary|wedding|due date|graduation)\b|(?: [A-Z][a-z]+)?'s (?:birthday|anniversary|wedding)\b| is [A-Z][a-z]+\b| is (?:my|our)\b| (?:and|&) I\b|,? [A-Z][a-z]+,)"),
@@ -250,7 +250,7 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I have one brother"), None);
-        for c in ["I'm free this weekend", "I'm watching a movie right now"] {
+        for c in ["I'm free this weekend", "I'm watching a movie right now", "I'm off to go swimming with the kids", "I'm going to go play with my dolls now", "I like to think so", "I'm hoping so"] {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I'm currently living in Berlin"), None);
