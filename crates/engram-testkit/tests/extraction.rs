@@ -114,6 +114,7 @@ fn the_role_after_the_employer_is_kept_beside_the_employer() {
     let both = texts("I work as a nurse at Acme");
     assert!(both.contains(&"User works at Acme".to_owned()) && both.contains(&"User works as a nurse".to_owned()), "{both:?}");
     assert_eq!(texts("I don't work at Acme as a nurse any more"), Vec::<String>::new());
+    assert!(texts("I'm a retired teacher").contains(&"User is a retired teacher".to_owned()), "{:?}", texts("I'm a retired teacher"));
     let spotify = texts("I'm a software engineer at Spotify");
     assert!(spotify.contains(&"User works at Spotify".to_owned()) && spotify.contains(&"User works as a software engineer".to_owned()), "{spotify:?}");
 }

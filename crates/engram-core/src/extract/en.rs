@@ -216,7 +216,10 @@ pub(crate) fn third_person(clause: &str) -> Option<String> {
         (format!("User {adverb}doesn't"), &c[m[0].len()..])
     } else if let Some(m) = p.verb.captures(c) {
         let adverb = m.get(1).filter(|a| !a.as_str().trim().is_empty()).map_or(String::new(), |a| format!("{} ", a.as_str().split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()));
-        (format!("User {adverb}{}", conjugate(&m[2])), &c[m[0].len()..])
+        // "read" is present unless the clause says when it was ("I mostly read fiction",
+        // "I read it last summer").
+        let verb = if m[2].eq_ignore_ascii_case("read") && !p.past_time.is_match(&c[m[0].len()..].to_lowercase()) { "reads".to_owned() } else { conjugate(&m[2]) };
+        (format!("User {adverb}{verb}"), &c[m[0].len()..])
     } else {
         return None;
     };
@@ -265,6 +268,7 @@ const IRREGULAR_PAST: &[&str] = &[
 ];
 
 struct Patterns {
+    past_time: Regex,
     be: Regex,
     my: Regex,
     me_and_my: Regex,
@@ -316,6 +320,7 @@ fn patterns() -> &'static Patterns {
             me_and_my: re(r"^(?i:me and my)\b"),
             partner_and_i: re(&format!(r"^((?i:my|our) (?:\w+ )?(?i:{RELATIVES})(?: [A-Z][a-z]+)?) (?:and|&) I\b")),
             dont: re(r"^I\s+((?i:really|just|absolutely|truly)\s+)?(?i:don't|do not|dont)\b"),
+            past_time: re(r"\b(?:yesterday|last|ago|once|when (?:i|they) (?:was|were)|as a (?:kid|child|teen)|in (?:19|20)\d\d)\b"),
             verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
             later_i_am: re(r"(\W)(?:I'm|I am)\b"),
             later_i_have: re(r"(\W)(?:I've|I have)\b"),

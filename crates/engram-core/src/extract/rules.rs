@@ -57,7 +57,10 @@ pub(crate) fn zh(s: &str) -> bool {
 fn role(article: &str, role: &str) -> Extracted {
     let role = clean(role);
     let article = article.trim().to_lowercase();
-    let text = if article.is_empty() { format!("User works as {role}") } else { format!("User works as {article} {role}") };
+    // "a retired teacher", "a former nurse": what the user was, not where they work now.
+    let was = ["retired ", "former ", "ex-"].iter().any(|w| role.to_lowercase().starts_with(w));
+    let verb = if was { "is" } else { "works as" };
+    let text = if article.is_empty() { format!("User {verb} {role}") } else { format!("User {verb} {article} {role}") };
     fact(Kind::Fact, text, "occupation", 0.9, 0.85).linked("works_as", &role, "role")
 }
 

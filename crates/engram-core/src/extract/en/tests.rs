@@ -20,6 +20,8 @@ fn first_person_becomes_third_person() {
     assert_eq!(fact("I cannot wait to move out of my parents home").text, "User cannot wait to move out of their parents home");
     assert_eq!(fact("I do enjoy a good mystery").text, "User enjoys a good mystery");
     assert_eq!(fact("I do a lot of street dancing").text, "User does a lot of street dancing");
+    assert_eq!(fact("I mostly read fiction").text, "User mostly reads fiction");
+    assert_eq!(fact("I read it last summer and loved the ending").text, "User read it last summer and loved the ending");
 }
 
 #[test]
