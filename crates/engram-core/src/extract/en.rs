@@ -166,6 +166,10 @@ pub(crate) fn category(lower: &str) -> &'static str {
     if p.identity.is_match(lower) || (lower.starts_with("i'm ") || lower.starts_with("i am ")) && lower.split(|c: char| !c.is_alphabetic()).skip(1).take(4).any(is_people_or_faith) {
         return "identity";
     }
+    // "I'm a high school chemistry teacher": the role is the head, whatever names its school.
+    if p.role_head.is_match(lower) {
+        return "work";
+    }
     // "I prefer working from home": a stated preference, whatever it is about.
     if p.prefer_head.is_match(lower) {
         return "preference";
@@ -268,6 +272,7 @@ const IRREGULAR_PAST: &[&str] = &[
 ];
 
 struct Patterns {
+    role_head: Regex,
     past_time: Regex,
     be: Regex,
     my: Regex,
@@ -320,6 +325,7 @@ fn patterns() -> &'static Patterns {
             me_and_my: re(r"^(?i:me and my)\b"),
             partner_and_i: re(&format!(r"^((?i:my|our) (?:\w+ )?(?i:{RELATIVES})(?: [A-Z][a-z]+)?) (?:and|&) I\b")),
             dont: re(r"^I\s+((?i:really|just|absolutely|truly)\s+)?(?i:don't|do not|dont)\b"),
+            role_head: re(r"^i(?:'m| am) an? (?:[a-z-]+ ){0,3}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|officer|accountant|developer|designer|manager|professor|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian)\b"),
             past_time: re(r"\b(?:yesterday|last|ago|once|when (?:i|they) (?:was|were)|as a (?:kid|child|teen)|in (?:19|20)\d\d)\b"),
             verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
             later_i_am: re(r"(\W)(?:I'm|I am)\b"),

@@ -33,6 +33,7 @@ fn each_kind_of_self_fact_gets_its_category() {
         ("I have two kids", "family"),
         ("I have a German Shepherd named Barnaby", "family"),
         ("I work at Acme as a nurse", "work"),
+        ("I'm a high school chemistry teacher", "work"),
         ("I'm studying biology at college", "study"),
         ("I grew up in a small town", "place"),
         ("I have a red truck", "possession"),
