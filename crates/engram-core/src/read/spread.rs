@@ -31,11 +31,11 @@ const SPREAD_GAP_MS: Millis = 30 * 60 * 1000;
 const SPREAD_POOL: usize = 2;
 
 /// The `n` best `accept`ed slots by their own lexical score plus [`LEXICAL_SPREAD`] of
-/// their neighbours' (`raw`: the BM25 scores of matching slots, of which only the `live`
-/// count; a slot's own score is its raw score times the query's `boost` for it), best
-/// first. Candidates are the best `SPREAD_POOL × n` own matches and their neighbours, so a
-/// turn that answers in other words than the question's ("Yes, last Tuesday") is found
-/// through the turn before it.
+/// their neighbours' ([`REPLY_SHARE`] of the question a slot replies to) (`raw`: the BM25
+/// scores of matching slots, of which only the `live` count; a slot's own score is its raw
+/// score times the query's `boost` for it), best first. Candidates are the best
+/// `SPREAD_POOL × n` own matches and their neighbours, so a turn that answers in other
+/// words than the question's ("Yes, last Tuesday") is found through the turn before it.
 ///
 /// Boosts are computed only for the slots that can reach the pool: a boost lies in
 /// `[1, max_boost]`, so a slot whose raw score times `max_boost` is under the pool's
@@ -73,6 +73,8 @@ pub(crate) fn said_together(
             continue;
         }
         let speaker = |x: u32| p.cues(x).and_then(|c| c.speaker());
+        // Slots are given in the order memories are stored, never reused: of a chat's turns,
+        // the lower was said first.
         let reply_to = |s: u32, d: usize| d == 1 && s < slot && p.at(s).is_some_and(|r| r.text.trim_end().ends_with('?')) && speaker(s) != speaker(slot);
         let spread: f32 = near.iter().map(|&(s, d)| if reply_to(s, d) { REPLY_SHARE } else { LEXICAL_SPREAD } * own(s)).sum();
         let total = own(slot) + spread;
