@@ -97,7 +97,8 @@ fn patterns() -> &'static Patterns {
             leading: re(r"^(She|He|They|It)('s|’s|'re|’re)?\b"),
             we_lead: re(r"^(?:(?:oh|yeah|yes|well|actually|so|and|but|wow|haha)[\s,!.]+)*(?:we|our)\b"),
             joint: re(r"\bwe (?:should|could|can|might|may|must|will|would|shall|both|all)\b|\bwe(?:'ll|’ll|'d|’d)\b|^we(?:'re|’re| are) (?:an?|the) |\b(?:in common|the same|same (?:interests|things?)|similar|together|each other|alike|rivals|let's|talked|chatted|discussed|just met)\b|^we (?:do|did|are|were|have)\W*$"),
-            we: re(r"(?i)\b(?:we(?:'re|’re|'ve|’ve|'d|’d| are| were)?|our|ours|ourselves|us)\b"),
+            // "us" in lower case only: "the US" is a country.
+            we: re(r"\b(?i:we(?:'re|’re|'ve|’ve|'d|’d| are| were)?|our|ours|ourselves)\b|\bus\b"),
         }
     })
 }
@@ -123,6 +124,7 @@ mod tests {
         assert_eq!(household("our daughter Emma just started kindergarten").as_deref(), Some("my daughter Emma just started kindergarten"));
         assert_eq!(household("Our wedding anniversary is September 18").as_deref(), Some("My wedding anniversary is September 18"));
         assert_eq!(household("we are from a small town, so this is new to us").as_deref(), Some("I am from a small town, so this is new to me"));
+        assert_eq!(household("We moved to the US in 2019").as_deref(), Some("I moved to the US in 2019"));
         for s in ["We should hang out sometime", "We have a lot in common!", "we'll see", "We could go to the park", "We do.", "I think we're done", "We talked about a lot of things", "We're a big family", "We have similar taste in music"] {
             assert_eq!(household(s), None, "{s:?}");
         }
