@@ -75,23 +75,30 @@ impl QueryCues {
 }
 
 /// What a memory's text offers to a query's cues: the first word of its speaker
-/// (lowercased), and whether it carries a time. Derived from the text alone.
+/// (lowercased), whether it carries a time, and whether it asks (ends with "?"). Derived
+/// from the text alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TextCues {
     speaker: Option<Box<str>>,
     timed: bool,
+    asks: bool,
 }
 
 impl TextCues {
     /// Read the cues of `text`.
     pub fn of(text: &str) -> Self {
         let speaker = speaker(text).and_then(|name| name.unicode_words().next()).map(|w| w.to_lowercase().into_boxed_str());
-        TextCues { speaker, timed: carries_time(text) }
+        TextCues { speaker, timed: carries_time(text), asks: text.trim_end().ends_with('?') }
     }
 
     /// The speaker's first word, lowercased, when the text is a transcript line.
     pub fn speaker(&self) -> Option<&str> {
         self.speaker.as_deref()
+    }
+
+    /// Whether the text is a question (its reply counts its words: `read::spread`).
+    pub fn asks(&self) -> bool {
+        self.asks
     }
 }
 

@@ -72,10 +72,10 @@ pub(crate) fn said_together(
         if !accept(slot) {
             continue;
         }
-        let speaker = |x: u32| p.cues(x).and_then(|c| c.speaker());
         // Slots are given in the order memories are stored, never reused: of a chat's turns,
         // the lower was said first.
-        let reply_to = |s: u32, d: usize| d == 1 && s < slot && p.at(s).is_some_and(|r| r.text.trim_end().ends_with('?')) && speaker(s) != speaker(slot);
+        let here = p.cues(slot).and_then(|c| c.speaker());
+        let reply_to = |s: u32, d: usize| d == 1 && s < slot && p.cues(s).is_some_and(|c| c.asks() && c.speaker() != here);
         let spread: f32 = near.iter().map(|&(s, d)| if reply_to(s, d) { REPLY_SHARE } else { LEXICAL_SPREAD } * own(s)).sum();
         let total = own(slot) + spread;
         if total > 0.0 {
