@@ -103,6 +103,27 @@ fn of_two_equal_matches_past_the_floor_the_fresher_comes_first() {
 }
 
 #[test]
+fn a_line_of_the_speaker_a_question_names_keeps_its_lift_once_time_has_ordered_the_recalled() {
+    let mut e = Engram::new(Config::default(), 1);
+    let now = T0 + 45 * DAY_MS;
+    let event = |e: &mut Engram, text: &str, cos: f32, own: usize, at: i64| {
+        e.remember(&alice(), MemoryInput::new(engram_core::Kind::Event, text).with_embedding(at_cosine(cos, own)), at).expect("remember");
+    };
+    // Caroline's line is the best match but old; Melanie's, about her, are fresh and close behind.
+    event(&mut e, "Caroline: I painted a sunset over the lake", 0.95, 1, T0);
+    for (i, cos) in [0.9, 0.85, 0.8, 0.75, 0.7, 0.65].into_iter().enumerate() {
+        event(&mut e, &format!("Melanie: Caroline painted picture {}", i + 2), cos, i + 2, now);
+    }
+    let mut q = query();
+    q.text = "What did Caroline paint?".into();
+    let order: Vec<String> = e.recall(&alice(), &q, now).expect("recall").hits.into_iter().map(|h| h.record.text).collect();
+    // Time alone puts the old line last (its weight 0.5 × 0.35 against 0.5: the order the
+    // lift met when it came before time); the lift, applied after time, brings it to third.
+    assert_eq!(order.iter().position(|t| t.starts_with("Caroline")), Some(2), "{order:?}");
+    assert_eq!(order.len(), 7);
+}
+
+#[test]
 fn the_reply_to_a_question_is_found_through_the_questions_words() {
     let mut e = Engram::new(Config::default(), 1);
     let minute = 60_000;

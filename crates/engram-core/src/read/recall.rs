@@ -340,33 +340,35 @@ pub(crate) struct Candidates {
 /// them by `fused × weight` (`importance × max(decay, RANKING_FLOOR)`: a best match keeps
 /// its place above all but close fresh ones), equal scores the fresher first, the weak
 /// (weight under `weak`: stale and unimportant) after the rest, so a context built under a
-/// tight budget drops them first.
+/// tight budget drops them first. `reorder` acts once more on the strong, in that order: a
+/// lift it gives (a line of the speaker the query names) is not undone by time. (Undone, it
+/// cost LoCoMo dev 0.009 of recall@10 at a real timeline: 0.780 with it against 0.771.)
 pub(crate) fn choose<'a, T: 'a, O: Ord>(
     mut items: Vec<(T, ScoreParts)>,
     k: usize,
     weak: f32,
     text: impl Fn(&T) -> Option<&'a str>,
     order: impl Fn(&T) -> O,
-    reorder: impl FnOnce(&mut [(T, ScoreParts)]),
+    reorder: impl Fn(&mut [(T, ScoreParts)]),
 ) -> Vec<(T, ScoreParts, f32)> {
     crate::sort::sort_by(&mut items, |a, b| b.1.fused.total_cmp(&a.1.fused).then_with(|| order(&a.0).cmp(&order(&b.0))));
     reorder(&mut items);
     let mut seen = FxHashSet::default();
-    let mut chosen: Vec<(T, ScoreParts, f32)> = Vec::with_capacity(k.min(items.len()));
+    let mut chosen: Vec<(T, ScoreParts)> = Vec::with_capacity(k.min(items.len()));
     for (item, sp) in items {
         if chosen.len() == k {
             break;
         }
         let Some(t) = text(&item) else { continue };
-        if !seen.insert(content_hash(&normalize(t))) {
-            continue;
+        if seen.insert(content_hash(&normalize(t))) {
+            chosen.push((item, sp));
         }
-        let score = sp.fused * sp.weight;
-        chosen.push((item, sp, score));
     }
     crate::sort::sort_by(&mut chosen, |a, b| {
         let weak_last = (a.1.weight < weak).cmp(&(b.1.weight < weak));
-        weak_last.then(b.2.total_cmp(&a.2)).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
+        weak_last.then((b.1.fused * b.1.weight).total_cmp(&(a.1.fused * a.1.weight))).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
     });
-    chosen
+    let strong = chosen.iter().position(|c| c.1.weight < weak).unwrap_or(chosen.len());
+    reorder(&mut chosen[..strong]);
+    chosen.into_iter().map(|(t, sp)| (t, sp.fused * sp.weight, sp)).map(|(t, s, sp)| (t, sp, s)).collect()
 }
