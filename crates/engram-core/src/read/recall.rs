@@ -108,11 +108,19 @@ pub struct ScoreParts {
     pub weight: f32,
 }
 
+impl ScoreParts {
+    /// `fused × weight`: a hit's score, what time and importance order the recalled by.
+    pub(crate) fn score(&self) -> f32 {
+        self.fused * self.weight
+    }
+}
+
 /// One recalled memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub record: Record,
-    /// `fused × weight`: what hits are ordered by.
+    /// `fused × weight`: what time and importance order hits by,
+    /// before the speaker's lift (see `choose`).
     pub score: f32,
     pub parts: ScoreParts,
 }
@@ -175,7 +183,7 @@ impl Engram {
                 continue;
             }
             let Some(sp) = parts_of.get(&slot).cloned() else { continue };
-            let entry = (slot, sp.clone(), sp.fused * sp.weight);
+            let entry = (slot, sp.clone(), sp.score());
             match chosen.iter().rposition(|c| !certain_set.contains(&c.0)) {
                 _ if chosen.len() < q.k => chosen.push(entry),
                 Some(i) => chosen[i] = entry,
@@ -366,9 +374,12 @@ pub(crate) fn choose<'a, T: 'a, O: Ord>(
     }
     crate::sort::sort_by(&mut chosen, |a, b| {
         let weak_last = (a.1.weight < weak).cmp(&(b.1.weight < weak));
-        weak_last.then((b.1.fused * b.1.weight).total_cmp(&(a.1.fused * a.1.weight))).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
+        weak_last.then(b.1.score().total_cmp(&a.1.score())).then(b.1.decay.total_cmp(&a.1.decay)).then_with(|| order(&a.0).cmp(&order(&b.0)))
     });
     let strong = chosen.iter().position(|c| c.1.weight < weak).unwrap_or(chosen.len());
     reorder(&mut chosen[..strong]);
-    chosen.into_iter().map(|(t, sp)| (t, sp.fused * sp.weight, sp)).map(|(t, s, sp)| (t, sp, s)).collect()
+    chosen.into_iter().map(|(t, sp)| {
+        let score = sp.score();
+        (t, sp, score)
+    }).collect()
 }
