@@ -45,7 +45,7 @@ pub(crate) fn rerank<'c, T: Clone>(ranked: &mut [(u32, T)], query: &QueryCues, c
         .enumerate()
         .map(|(i, &(slot, _))| {
             let named = cues_of(slot).is_some_and(|c| query.names_speaker_of(c));
-            (i as u32, 1.0 / (1.0 + i as f32) + if named { SPEAKER_BONUS } else { 0.0 })
+            (i as u32, 1.0 / (1.0 + i as f32) + if named { fitted!(SpeakerBonus, SPEAKER_BONUS) } else { 0.0 })
         })
         .collect();
     // Equal scores keep the fusion's order (the lower index first).

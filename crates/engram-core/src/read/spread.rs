@@ -76,7 +76,7 @@ pub(crate) fn said_together(
         // the lower was said first.
         let here = p.cues(slot).and_then(|c| c.speaker());
         let reply_to = |s: u32, d: usize| d == 1 && s < slot && p.cues(s).is_some_and(|c| c.asks() && c.speaker() != here);
-        let spread: f32 = near.iter().map(|&(s, d)| if reply_to(s, d) { REPLY_SHARE } else { LEXICAL_SPREAD } * own(s)).sum();
+        let spread: f32 = near.iter().map(|&(s, d)| if reply_to(s, d) { REPLY_SHARE } else { fitted!(LexicalSpread, LEXICAL_SPREAD) } * own(s)).sum();
         let total = own(slot) + spread;
         if total > 0.0 {
             out.push((slot, total));

@@ -4,6 +4,8 @@
 
 use crate::error::Error;
 
+pub mod fitted;
+
 /// One error of every variant, for checks across languages: the test kit writes each one's
 /// code and class to `tests/vectors/error-codes.json`, and the SDK's classes are tested
 /// against it. A unit test of `error.rs` fails when a variant is missing here.
