@@ -73,14 +73,14 @@ pub(crate) fn choose(tok: &Tokenizer, lines: &[Line], budget: usize) -> Vec<usiz
         }
         chosen.pop();
     }
-    chosen.sort_unstable();
+    crate::sort::sort(&mut chosen);
     chosen
 }
 
 /// The chosen lines joined by newlines, in the order they were said.
 pub(crate) fn join(lines: &[Line], chosen: &[usize]) -> String {
     let mut order = chosen.to_vec();
-    order.sort_unstable();
+    crate::sort::sort(&mut order);
     order.iter().map(|&i| lines[i].text.as_str()).collect::<Vec<_>>().join("\n")
 }
 

@@ -191,7 +191,7 @@ mod tests {
         };
         walk(&mut order.range(..key.clone()).rev());
         walk(&mut order.range((Bound::Excluded(key.clone()), Bound::Unbounded)));
-        out.sort_by_key(|&(_, d)| d);
+        crate::sort::sort_by_key(&mut out, |&(_, d)| d);
         out
     }
 

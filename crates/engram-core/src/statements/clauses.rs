@@ -36,7 +36,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     // is a verb of the speaker's without its "I" ("I love folk music and hope to…").
     let mut found: Vec<(usize, usize, bool)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), next(&c)?, false))).collect();
     found.extend(p.and_verb.find_iter(rest).filter(|m| p.verb_clause.is_match(&rest[m.end()..])).map(|m| (m.start(), m.end(), true)));
-    found.sort_unstable();
+    crate::sort::sort(&mut found);
     let mut cuts: Vec<(usize, usize, bool)> = Vec::new();
     for (s, e, verb) in found {
         let from = cuts.last().map_or(0, |&(_, e, _)| e);

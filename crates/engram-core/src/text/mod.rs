@@ -97,7 +97,7 @@ fn numbers(text: &str) -> Vec<String> {
             out.push(chars[run..=i].iter().collect());
         }
     }
-    out.sort_unstable();
+    crate::sort::sort(&mut out);
     out
 }
 
