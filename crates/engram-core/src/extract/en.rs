@@ -256,6 +256,9 @@ fn conjugate(verb: &str) -> String {
     match v.as_str() {
         "have" => "has".into(),
         "do" => "does".into(),
+        // "My wife and I are divorcing" → "User is divorcing with their wife".
+        "are" => "is".into(),
+        "were" => "was".into(),
         "go" => "goes".into(),
         "can" | "cannot" | "must" | "should" | "will" | "may" | "might" | "could" | "would" | "shall" => v,
         _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") || v.ends_with('o') => format!("{v}es"),

@@ -72,12 +72,21 @@ pub(crate) fn blocks_rules(clause: &str) -> bool {
 }
 
 /// A negation of the user's own fact (a clause, lower-cased): not a dislike ("I don't like
-/// olives" is kept as one), not eagerness ("I can't wait to move out"), and not a negation
+/// olives" is kept as one) nor what they cannot eat or drink, not eagerness ("I can't wait to move out"), and not a negation
 /// inside a relative clause ("I have two grown children who never visit").
 fn is_negation(lower: &str) -> bool {
     let p = patterns();
-    let main = p.relative.find(lower).map_or(lower, |m| &lower[..m.start()]);
-    p.negation.is_match(main) && !p.dislike.is_match(lower) && !p.eager.is_match(lower)
+    // A contrast after the fact ("I'm vegan, not vegetarian") denies the other thing, not
+    // the fact; "…, not really" or "not anymore" takes the fact back.
+    let filler = |w: &str| EMPTY.contains(&w) || ["anymore", "yet", "always", "exactly", "necessarily"].contains(&w);
+    let main = match p.relative.captures(lower) {
+        Some(c) if c.get(1).is_none_or(|w| !filler(w.as_str())) => &lower[..c.get(0).map_or(0, |m| m.start())],
+        _ => lower,
+    };
+    // What the user cannot eat or drink is a fact of theirs ("I can't eat gluten"); "I
+    // can't eat that much" or "anymore" says nothing of what.
+    let dislike = p.dislike.captures(lower).is_some_and(|c| c.get(1).is_none_or(|w| !EMPTY.contains(&w.as_str()) && w.as_str() != "anymore"));
+    p.negation.is_match(main) && !dislike && !p.eager.is_match(lower)
 }
 
 /// "My wife loves hiking", "my boss drives a Porsche": the subject is someone the user
@@ -177,7 +186,7 @@ fn patterns() -> &'static Patterns {
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
             pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
-            dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b"),
+            dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b|^i (?:just )?(?:can't|cannot|cant) (?:eat|drink|have|tolerate|digest) ([a-z']+)"),
             pointer: re(r"^(?:i|my)\b.*\b(?:it|there|those|these|them|they|mine)\b"),
             // "I love his music", "my favorite song by him": a third person's, unless someone
             // the clause names comes first ("I help people find their purpose").
@@ -198,7 +207,7 @@ fn patterns() -> &'static Patterns {
             other_subject: re(&format!(r"^(?i:my|our) (?:(?i:best|older|younger|little|big|baby|twin|oldest|youngest|eldest|ex|new|late|step|great)[- ]?)*(?:(?i:{PEOPLE})\b|(?i:fianc[ée]e?))(?: [A-Z][a-z]+\b)?")),
             ties_to_user: re(r"^(?:'s? (?:name|nickname) is\b|,? (?:is |was )?(?:called|named)\b|'s (?:birthday|anniversary|wedding|due date|graduation)\b|(?: [A-Z][a-z]+)?'s (?:birthday|anniversary|wedding)\b| is [A-Z][a-z]+\b| is (?:my|our)\b| (?:and|&) I\b|,? [A-Z][a-z]+,)"),
             // "…, who never visit", "… which never barks": a clause of the object's own.
-            relative: re(r" (?:who|which|whose)\b"),
+            relative: re(r" (?:who|which|whose)\b|, (?:but )?not (?:a |an |the )?([a-z]+)$"),
             eager: re(r"^i (?:really |just |honestly )?(?:can't|cannot|cant) wait to [a-z]+"),
             // "I'm training for a marathon right now" is a pursuit, not the moment's state.
             pursuit: re(r"^i(?:'m| am) (?:just |currently )?(?:training|studying|learning|saving|preparing|working on|living|renovating|recovering|building|writing)\b"),
@@ -296,6 +305,26 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         for c in ["I'm looking forward to it", "I'm so excited", "I see", "I see what you mean", "I can't wait", "I can't wait to hear about it", "I'm a little nervous", "I don't have a smartphone", "I'm not close to my family"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+    }
+
+    #[test]
+    fn what_the_user_cannot_eat_passes_and_a_cannot_that_names_nothing_is_a_negation() {
+        for c in ["I can't eat gluten", "I cannot drink milk", "I just can't tolerate lactose"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+        for c in ["I can't eat that much", "I can't drink anymore", "I can't eat it", "I can't swim"] {
+            assert_eq!(refusal(c), Some("a negation"), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_contrast_after_a_fact_keeps_the_fact_and_a_taking_back_does_not() {
+        for c in ["I'm vegan, not vegetarian", "I work at Acme as a nurse, not a doctor", "I'm from Austria, but not Vienna"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
+        for c in ["I'm vegan, not really", "I'm a runner, not anymore", "I'm not vegan", "I'm vegan, not that it matters"] {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
     }

@@ -90,6 +90,13 @@ fn a_named_relative_or_pet_is_linked_in_the_graph() {
 fn a_fact_said_with_a_partner_is_the_users_with_them() {
     assert_eq!(fact("my wife and I live in Toronto").text, "User lives in Toronto with their wife");
     assert_eq!(fact("my boyfriend Marco and I live together").text, "User lives with their boyfriend Marco");
+    assert_eq!(fact("My wife and I are divorcing").text, "User is divorcing with their wife");
+}
+
+#[test]
+fn what_the_user_cannot_eat_or_drink_is_kept_though_it_is_said_with_a_negation() {
+    assert_eq!(fact("I can't eat gluten").text, "User can't eat gluten");
+    assert_eq!(fact("I cannot have dairy").text, "User cannot have dairy");
 }
 
 #[test]

@@ -68,7 +68,12 @@ fn base() -> &'static [Rule] {
                 cat(vec![preference(&c[2], true, true)], "preference")
             }),
             r(r"(?:改用|换成了?|现在用)([A-Za-z0-9#+.-]{1,20})", |c| cat(vec![preference(&c[1], true, true)], "preference")),
-            r(r"我(?:比较|更|最|很|非常|超|特别|挺|真的)?(?:偏好|喜欢|爱用|偏爱)([^，。,.!！？?\s]{1,12})", |c| cat(vec![preference(&c[1], true, true)], "preference")),
+            // "我最喜欢的电影是X" names a favourite, as "my favorite movie is X" does.
+            r(r"我最喜欢的([^，。,.!！？?\s是]{1,6})是([^，。,.!！？?\s]{1,16})", |c| {
+                let (what, x) = (&c[1], clean(&c[2]));
+                cat(vec![fact(Kind::Preference, format!("用户最喜欢的{what}是{x}"), &format!("favorite {what}"), 0.85, 0.85)], "preference")
+            }),
+            r(r"我(?:比较|更|最|很|非常|超|特别|挺|真的)?(?:偏好|喜欢|爱用|偏爱)([^的，。,.!！？?\s][^，。,.!！？?\s]{0,11})", |c| cat(vec![preference(&c[1], true, true)], "preference")),
             r(r"(?:不太喜欢|不喜欢|讨厌|不爱用)([^，。,.!！？?\s]{1,12})", |c| cat(vec![preference(&c[1], false, true)], "preference")),
             // ---- tools in use ----
             r(r"(?:我(?:最近|现在|目前)?在?用|我使用)([A-Za-z][A-Za-z0-9.+-]{1,20})(?:做|来|开发|写)([^，。,.!！？?\s]{1,12})", |c| {
@@ -142,6 +147,21 @@ mod tests {
         let e = got.iter().find(|e| e.text == "用户的妹妹叫安娜");
         let link = e.and_then(|e| e.link.clone());
         assert_eq!(link.map(|l| (l.rel, l.object.name)), Some(("sister".to_owned(), "安娜".to_owned())));
+    }
+
+    #[test]
+    fn a_pet_named_between_its_count_and_its_kind_keeps_its_name() {
+        let got = extract("我养了一只叫豆豆的狗。");
+        assert!(got.iter().any(|e| e.text == "用户养了一只狗"), "{got:?}");
+        let named = got.iter().find(|e| e.text == "用户的狗叫豆豆").unwrap_or_else(|| panic!("{got:?}"));
+        assert_eq!(named.link.clone().map(|l| (l.rel, l.object.name)), Some(("pet".to_owned(), "豆豆".to_owned())));
+    }
+
+    #[test]
+    fn a_favourite_is_kept_under_its_kind_not_as_a_liking_of_its_sentence() {
+        let got = extract("我最喜欢的电影是《霸王别姬》。");
+        assert!(has("我最喜欢的电影是《霸王别姬》。", "用户最喜欢的电影是《霸王别姬》", "favorite 电影", "preference"), "{got:?}");
+        assert!(!got.iter().any(|e| e.text.contains("喜欢的电影") && e.text.starts_with("用户喜欢")), "{got:?}");
     }
 
     #[test]

@@ -158,10 +158,17 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let kind = if rel_of(who) == "pet" { "pet" } else { "person" };
                 cat(vec![fact(Kind::Fact, format!("用户的{who}叫{name}"), &format!("{who} name"), 0.9, 0.9).linked(rel_of(who), &name, kind)], "family")
             }),
-            r(format!(r"{p}我(?:有|养了|养着|家有|家里有)(一|两|二|三|四|五|[0-9])(?:个|只|条|位)({REL_ALT})"), |c| {
-                let text = format!("用户有{}{}{}", &c[1], if rel_of(&c[2]) == "pet" && !c.get(0).map_or("", |m| m.as_str()).contains("个") { "只" } else { "个" }, &c[2]);
+            // "我养了一只叫豆豆的狗": a name between the count and who, kept as the name's fact too.
+            r(format!(r"{p}我(?:有|养了|养着|家有|家里有)(一|两|二|三|四|五|[0-9])(?:个|只|条|位)(?:(?:叫|名叫)({END}{{1,8}}?)的)?({REL_ALT})"), |c| {
+                let who = &c[3];
+                let text = format!("用户有{}{}{who}", &c[1], if rel_of(who) == "pet" && !c.get(0).map_or("", |m| m.as_str()).contains("个") { "只" } else { "个" });
                 let text = if c.get(0).map_or("", |m| m.as_str()).contains("养") { text.replacen("用户有", "用户养了", 1) } else { text };
-                cat(vec![fact(Kind::Fact, text, &format!("number of {}", &c[2]), 0.85, 0.85)], "family")
+                let mut v = vec![fact(Kind::Fact, text, &format!("number of {who}"), 0.85, 0.85)];
+                if let Some(name) = c.get(2).map(|m| clean(m.as_str())) {
+                    let kind = if rel_of(who) == "pet" { "pet" } else { "person" };
+                    v.push(fact(Kind::Fact, format!("用户的{who}叫{name}"), &format!("{who} name"), 0.9, 0.9).linked(rel_of(who), &name, kind));
+                }
+                cat(v, "family")
             }),
             r(format!(r"{p}我(?:现在|已经|目前|还是)?(已经)?(结婚了|离婚了|订婚了|单身|是单身|已婚|怀孕了|当爸爸了|当妈妈了|有对象了|脱单了)"), |c| {
                 let what = c[2].trim_start_matches('是').to_owned();
