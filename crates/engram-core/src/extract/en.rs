@@ -313,7 +313,7 @@ struct Patterns {
 }
 
 /// Family words, in the plural too, as they follow "my".
-const RELATIVES: &str = r"(?:mom|mum|mother|dad|father|parents?|brothers?|sisters?|siblings?|sons?|daughters?|kids?|children|child|wife|husband|spouse|girlfriend|boyfriend|partner|fianc\w*|step(?:mom|mother|dad|father|son|daughter|kids?|children|sister|brother)s?|grand(?:ma|pa|mother|father|parents?|kids?|children|son|daughter)s?|cousins?|aunts?|uncles?|nieces?|nephews?|twins?|family|friends?|best friend|roommates?|in-laws?|stepmom|stepdad|baby|babies)";
+const RELATIVES: &str = r"(?:mom|mum|mother|dad|father|parents?|brothers?|sisters?|siblings?|sons?|daughters?|kids?|children|child|wife|husband|spouse|girlfriend|boyfriend|partner|bf|gf|hubby|wifey|fianc\w*|step(?:mom|mother|dad|father|son|daughter|kids?|children|sister|brother)s?|grand(?:ma|pa|mother|father|parents?|kids?|children|son|daughter)s?|cousins?|aunts?|uncles?|nieces?|nephews?|twins?|family|friends?|best friend|roommates?|in-laws?|stepmom|stepdad|baby|babies)";
 const MONTHS: &str = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)";
 const PETS: &str = r"(?:dogs?|cats?|pets?|puppy|puppies|kitten|kittens|birds?|parrots?|fish|hamsters?|rabbits?|bunny|bunnies|horses?|turtles?|tortoises?|snakes?|lizards?|guinea pigs?|ferrets?|cow|cows|goats?|chickens?|pigs?|german shepherd|labrador|poodle|beagle|terrier|retriever|husky|greyhound|dachshund|corgi|pug|bulldog|collie|spaniel|chihuahua)";
 
@@ -330,7 +330,7 @@ fn patterns() -> &'static Patterns {
             dont: re(r"^I\s+((?i:really|just|absolutely|truly)\s+)?(?i:don't|do not|dont)\b"),
             role_head: re(r"^i(?:'m| am) an? (?:[a-z-]+ ){0,3}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|officer|accountant|developer|designer|manager|professor|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian)\b"),
             past_time: re(r"\b(?:yesterday|last|ago|once|when (?:i|they) (?:was|were)|as a (?:kid|child|teen)|in (?:19|20)\d\d)\b"),
-            verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
+            verb: re(r"^I\s+((?:(?i:also|really|usually|always|just|still|actually|often|sometimes|mostly|only|mainly|currently|recently|finally|absolutely|totally|definitely|even|especially|now|already|never)\s+){0,2})([A-Za-z]+)\b"),
             later_i_am: re(r"(\W)(?:I'm|I am)\b"),
             later_i_have: re(r"(\W)(?:I've|I have)\b"),
             later_i_was: re(r"(\W)I was\b"),

@@ -26,7 +26,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     // A cut runs from the separator's start to the word that begins the next clause: a first
     // person, a new subject ("…, it's a beautiful country", "… but it needs new strings") or
     // whatever follows ", but".
-    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(4)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
+    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(4)).or_else(|| c.get(5)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
     // "Me and my girlfriend…", "my wife and I…" are one subject, not two clauses.
     let one_subject = |before: &str| {
         let b = before.trim().to_lowercase();
@@ -80,6 +80,12 @@ fn tidy(piece: &str) -> String {
         c = next;
     }
     let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
+    // Chat drops the "I" of news: "just got a new job at Google", "been vegetarian for 5 years".
+    let c = match p.dropped_i.captures(&c) {
+        Some(m) if m.get(1).is_some() => format!("I've {c}"),
+        Some(_) => format!("I {c}"),
+        None => c,
+    };
     // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
     let c = p.bare_i.replace(&c, "I'$1");
     p.lower_i.replace_all(&c, "I$1").into_owned()
@@ -97,6 +103,7 @@ struct Patterns {
     verb_clause: Regex,
     speaker_head: Regex,
     infinitive: Regex,
+    dropped_i: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -105,7 +112,7 @@ fn patterns() -> &'static Patterns {
         let re = super::pattern;
         Patterns {
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh))+$"),
             // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
@@ -119,6 +126,9 @@ fn patterns() -> &'static Patterns {
             speaker_head: re(r"^(?:I|I'm|I've|I was|I am)\s"),
             // An infinitive or a modal the next verb may share: "to hike and read", "can run and play".
             infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
+            // A clause that opens with the past of news, or with "been", and names what: the
+            // speaker's, its "I" left out. ("Got it", "been there" point at another turn.)
+            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:an? )?[a-z]+ (?:for|since)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
         }
     })
 }
@@ -181,5 +191,22 @@ mod tests {
     fn me_and_my_partner_is_one_subject_not_two_clauses() {
         assert_eq!(texts("me and my girlfriend have been dating for two years"), vec!["me and my girlfriend have been dating for two years"]);
         assert_eq!(texts("my wife and I live in Toronto"), vec!["my wife and I live in Toronto"]);
+    }
+
+    #[test]
+    fn news_typed_without_its_i_is_the_speakers_and_chatter_without_it_is_not() {
+        assert_eq!(texts("just got a new job at google as a PM!!"), vec!["I just got a new job at google as a PM"]);
+        assert_eq!(texts("been vegetarian for like 5 years now"), vec!["I've been vegetarian for like 5 years now"]);
+        assert_eq!(texts("finally paid off my student loans!"), vec!["I finally paid off my student loans"]);
+        for said in ["Got it", "Got to go", "Been busy lately", "Been a while!", "Started raining here", "Finished!", "Moved on, anyway"] {
+            assert!(!texts(said).iter().any(|c| c.starts_with('I')), "{said:?}: {:?}", texts(said));
+        }
+    }
+
+    #[test]
+    fn a_new_subject_after_a_comma_or_so_ends_the_speakers_clause() {
+        assert_eq!(texts("lol yeah i have 3 kids so mornings are chaos"), vec!["I have 3 kids", "mornings are chaos"]);
+        assert_eq!(texts("i'm a nurse at st mary's, night shifts are rough"), vec!["I'm a nurse at st mary's", "night shifts are rough"]);
+        assert_eq!(texts("I'm allergic to bees so hiking is scary"), vec!["I'm allergic to bees", "hiking is scary"]);
     }
 }

@@ -91,6 +91,7 @@ fn a_fact_said_with_a_partner_is_the_users_with_them() {
     assert_eq!(fact("my wife and I live in Toronto").text, "User lives in Toronto with their wife");
     assert_eq!(fact("my boyfriend Marco and I live together").text, "User lives with their boyfriend Marco");
     assert_eq!(fact("My wife and I are divorcing").text, "User is divorcing with their wife");
+    assert_eq!(fact("my bf and I have been together 6 years").text, "User has been together 6 years with their bf");
 }
 
 #[test]
