@@ -78,15 +78,20 @@ fn is_negation(lower: &str) -> bool {
     let p = patterns();
     // A contrast after the fact ("I'm vegan, not vegetarian") denies the other thing, not
     // the fact; "…, not really" or "not anymore" takes the fact back.
-    let filler = |w: &str| EMPTY.contains(&w) || ["anymore", "yet", "always", "exactly", "necessarily"].contains(&w);
     let main = match p.relative.captures(lower) {
-        Some(c) if c.get(1).is_none_or(|w| !filler(w.as_str())) => &lower[..c.get(0).map_or(0, |m| m.start())],
+        Some(c) if c.get(1).is_none_or(|w| !names_nothing(w.as_str())) => &lower[..c.get(0).map_or(0, |m| m.start())],
         _ => lower,
     };
     // What the user cannot eat or drink is a fact of theirs ("I can't eat gluten"); "I
     // can't eat that much" or "anymore" says nothing of what.
-    let dislike = p.dislike.captures(lower).is_some_and(|c| c.get(1).is_none_or(|w| !EMPTY.contains(&w.as_str()) && w.as_str() != "anymore"));
+    let dislike = p.dislike.captures(lower).is_some_and(|c| c.get(1).is_none_or(|w| !names_nothing(w.as_str())));
     p.negation.is_match(main) && !dislike && !p.eager.is_match(lower)
+}
+
+/// A word that names no thing after "not" or "can't eat": one of [`EMPTY`] or an adverb of
+/// time or degree ("anymore", "yet").
+fn names_nothing(w: &str) -> bool {
+    EMPTY.contains(&w) || ["anymore", "yet", "always", "exactly", "necessarily"].contains(&w)
 }
 
 /// "My wife loves hiking", "my boss drives a Porsche": the subject is someone the user

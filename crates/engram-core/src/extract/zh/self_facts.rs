@@ -49,6 +49,12 @@ fn rel_of(word: &str) -> &'static str {
 }
 
 /// Tag every fact with its category.
+/// "用户的{who}叫{name}", keyed by who and linked to the named person or pet.
+fn named(who: &str, name: &str) -> Extracted {
+    let kind = if rel_of(who) == "pet" { "pet" } else { "person" };
+    fact(Kind::Fact, format!("用户的{who}叫{name}"), &format!("{who} name"), 0.9, 0.9).linked(rel_of(who), name, kind)
+}
+
 pub(crate) fn cat(mut v: Vec<Extracted>, c: &str) -> Vec<Extracted> {
     for e in &mut v {
         e.tags.push(format!("category:{c}"));
@@ -154,9 +160,7 @@ pub(crate) fn rules() -> &'static [Rule] {
             }),
             // ---- family, partners, friends, pets ----
             r(format!(r"^(?:我的?|我家的?)({REL_ALT})(?:叫|名叫|的名字(?:是|叫))({END}{{1,8}})"), |c| {
-                let (who, name) = (&c[1], clean(&c[2]));
-                let kind = if rel_of(who) == "pet" { "pet" } else { "person" };
-                cat(vec![fact(Kind::Fact, format!("用户的{who}叫{name}"), &format!("{who} name"), 0.9, 0.9).linked(rel_of(who), &name, kind)], "family")
+                cat(vec![named(&c[1], &clean(&c[2]))], "family")
             }),
             // "我养了一只叫豆豆的狗": a name between the count and who, kept as the name's fact too.
             r(format!(r"{p}我(?:有|养了|养着|家有|家里有)(一|两|二|三|四|五|[0-9])(?:个|只|条|位)(?:(?:叫|名叫)({END}{{1,8}}?)的)?({REL_ALT})"), |c| {
@@ -164,9 +168,8 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let text = format!("用户有{}{}{who}", &c[1], if rel_of(who) == "pet" && !c.get(0).map_or("", |m| m.as_str()).contains("个") { "只" } else { "个" });
                 let text = if c.get(0).map_or("", |m| m.as_str()).contains("养") { text.replacen("用户有", "用户养了", 1) } else { text };
                 let mut v = vec![fact(Kind::Fact, text, &format!("number of {who}"), 0.85, 0.85)];
-                if let Some(name) = c.get(2).map(|m| clean(m.as_str())) {
-                    let kind = if rel_of(who) == "pet" { "pet" } else { "person" };
-                    v.push(fact(Kind::Fact, format!("用户的{who}叫{name}"), &format!("{who} name"), 0.9, 0.9).linked(rel_of(who), &name, kind));
+                if let Some(name) = c.get(2) {
+                    v.push(named(who, &clean(name.as_str())));
                 }
                 cat(v, "family")
             }),
