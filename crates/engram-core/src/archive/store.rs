@@ -91,7 +91,7 @@ impl Engram {
             self.put_record(rec);
         }
         if let Some(old) = &old {
-            let keep: BTreeSet<&str> = doc.ids.iter().map(String::as_str).collect();
+            let keep: BTreeSet<&str> = crate::sort::set(doc.ids.iter().map(String::as_str));
             let gone: Vec<String> = chunk_ids(old)?.into_iter().filter(|c| !keep.contains(c.as_str())).collect();
             self.delete_records(&user, gone, stamp)?;
         }
@@ -169,7 +169,7 @@ impl Engram {
         let rid = document_record_id(id);
         let Some(p) = self.partitions.get(user) else { return Ok(false) };
         let Some(rec) = p.get(&rid).filter(|r| r.kind == Kind::Document) else { return Ok(false) };
-        let mut ids: BTreeSet<String> = chunk_ids(rec)?.into_iter().collect();
+        let mut ids: BTreeSet<String> = crate::sort::set(chunk_ids(rec)?);
         // Chunks of a version this replica never saw the manifest of (concurrent puts).
         // (By the chunk's own document, not an id prefix: "a" must not sweep "a/b"'s chunks.)
         ids.extend(p.iter().filter(|(_, r)| r.kind == Kind::Chunk && document_of_chunk(&r.id) == Some(id)).map(|(_, r)| r.id.clone()));

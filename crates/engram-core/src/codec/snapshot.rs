@@ -150,7 +150,7 @@ impl Engram {
             hlc,
             embedder,
             partitions,
-            forgotten: forgotten.into_iter().collect(),
+            forgotten: crate::sort::map(forgotten),
             pending,
             tokenizer: Tokenizer::Heuristic,
             redaction_key: None,

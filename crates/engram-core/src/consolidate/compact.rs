@@ -134,7 +134,7 @@ impl Engram {
             }
             let id = compacted_id(&at, &month);
             let mut tags = vec![EPISODE_TAG.to_owned(), COMPACTED_TAG.to_owned(), format!("{MONTH_PREFIX}{month}")];
-            let mut from: BTreeSet<String> = existing.iter().flat_map(|c| c.tags.iter().filter(|t| t.starts_with(FROM_PREFIX)).cloned()).collect();
+            let mut from: BTreeSet<String> = crate::sort::set(existing.iter().flat_map(|c| c.tags.iter().filter(|t| t.starts_with(FROM_PREFIX)).cloned()));
             from.extend(sources.iter().map(|r| format!("{FROM_PREFIX}{}", r.id)));
             tags.extend(from.into_iter().filter(|t| t.len() <= MAX_TAG_LEN).take(MAX_TAGS - 3));
             let folded_ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();

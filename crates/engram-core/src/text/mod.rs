@@ -55,7 +55,7 @@ impl Substance {
             numbers: numbers(text),
             negated: negated(text),
             subjects: subjects::subjects(text),
-            terms: crate::index::lexical::terms::terms(text).into_iter().collect(),
+            terms: crate::sort::set(crate::index::lexical::terms::terms(text)),
         }
     }
 

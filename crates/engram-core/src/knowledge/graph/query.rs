@@ -85,7 +85,7 @@ impl Graph {
             GraphQuery::Neighbours { entity, relation } => {
                 let id = norm(entity);
                 let rel = relation.as_deref().map(norm);
-                let mut ids: BTreeSet<String> = self.out(&id, rel.as_deref()).map(|(k, _)| k.to.clone()).collect();
+                let mut ids: BTreeSet<String> = crate::sort::set(self.out(&id, rel.as_deref()).map(|(k, _)| k.to.clone()));
                 ids.extend(self.incoming(&id, rel.as_deref()).map(|(k, _)| k.from.clone()));
                 GraphAnswer { entities: ents(ids), path: Vec::new() }
             }
@@ -98,8 +98,8 @@ impl Graph {
                 GraphAnswer { entities: ents(self.reachable(&norm(entity), &rels, (*max_depth).min(MAX_DEPTH))), path: Vec::new() }
             }
             GraphQuery::SharedTasks { a, b } => {
-                let of = |who: &str| -> BTreeSet<String> { self.out(&norm(who), Some("works_on")).map(|(k, _)| k.to.clone()).collect() };
-                let both: BTreeSet<String> = of(a).intersection(&of(b)).cloned().collect();
+                let of = |who: &str| -> BTreeSet<String> { crate::sort::set(self.out(&norm(who), Some("works_on")).map(|(k, _)| k.to.clone())) };
+                let both: BTreeSet<String> = crate::sort::set(of(a).intersection(&of(b)).cloned());
                 GraphAnswer { entities: ents(both), path: Vec::new() }
             }
             GraphQuery::ProjectsUnder { initiative, max_depth } => {
@@ -118,7 +118,7 @@ impl Graph {
                     }
                     frontier = next;
                 }
-                let projects = seen.into_iter().filter(|i| self.entities.get(i).is_some_and(|e| e.kind == "project")).collect();
+                let projects = crate::sort::set(seen.into_iter().filter(|i| self.entities.get(i).is_some_and(|e| e.kind == "project")));
                 GraphAnswer { entities: ents(projects), path: Vec::new() }
             }
         }

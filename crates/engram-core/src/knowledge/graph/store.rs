@@ -86,7 +86,7 @@ impl Graph {
         self.edges.retain(|_, e| e.stamp > stamp);
         self.attr_stamps.retain(|_, s| *s > stamp);
         let keep: BTreeSet<String> =
-            self.edges.keys().flat_map(|k| [k.from.clone(), k.to.clone()]).chain(self.attr_stamps.keys().map(|k| k.0.clone())).collect();
+            crate::sort::set(self.edges.keys().flat_map(|k| [k.from.clone(), k.to.clone()]).chain(self.attr_stamps.keys().map(|k| k.0.clone())));
         self.entities.retain(|id, _| keep.contains(id));
         let attr_stamps = &self.attr_stamps;
         for e in self.entities.values_mut() {
@@ -155,6 +155,6 @@ impl Graph {
 
     /// Undirected neighbours of `id` over present edges.
     pub fn neighbours(&self, id: &str) -> BTreeSet<String> {
-        self.out(id, None).map(|(k, _)| k.to.clone()).chain(self.incoming(id, None).map(|(k, _)| k.from.clone())).collect()
+        crate::sort::set(self.out(id, None).map(|(k, _)| k.to.clone()).chain(self.incoming(id, None).map(|(k, _)| k.from.clone())))
     }
 }

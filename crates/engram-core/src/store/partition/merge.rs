@@ -72,7 +72,7 @@ impl Partition {
         for id in doomed {
             self.remove(&id);
         }
-        let surviving: BTreeSet<String> = self.iter().map(|(_, r)| r.id.clone()).collect();
+        let surviving: BTreeSet<String> = crate::sort::set(self.iter().map(|(_, r)| r.id.clone()));
         for sess in self.sessions.values_mut() {
             sess.forget_before(stamp, &surviving);
         }

@@ -203,7 +203,7 @@ impl Partition {
 
     /// Put back what a snapshot holds beside the records: sessions, tombstones, graph.
     pub fn restore(&mut self, sessions: Vec<(String, Session)>, tombstones: Vec<(String, Stamp)>, graph: Graph) {
-        self.sessions = sessions.into_iter().collect();
+        self.sessions = crate::sort::map(sessions);
         self.tombstones = tombstones.into_iter().collect();
         self.graph = graph;
     }
