@@ -135,6 +135,12 @@ pub fn extract(text: &str) -> Vec<Extracted> {
             }
         }
         if chinese {
+            // What no rule read may still be a statement of the user's (`zh::clause`).
+            if read.is_empty() && !asked && route(sentence) == Route::Retrieve && zh::reads_as_users(sentence) {
+                if let Some(e) = zh::clause::self_fact(sentence, zh::self_facts::refuses) {
+                    push(&mut out, e);
+                }
+            }
             continue;
         }
         for (clause, span) in clauses {

@@ -219,7 +219,7 @@ fn patterns() -> &'static Patterns {
             // "I'm a little girl": a noun, not "a little" as a hedge.
             little_one: re(r"^i(?:'m| am) (?:just )?a little (?:girl|boy|kid|child|sister|brother|guy|lady|old lady|old man|person|one)\b"),
             pronoun_set: re(r"\b(?:they/them|she/her|he/him|she/they|he/they|xe/xem|ze/zir)\b"),
-            instruction: re(r"\b(?:ignore|disregard|forget|override|bypass|skip|stop following)\b[^.!?]{0,30}\b(?:rules|guidelines|instructions|policy|policies|safety|restrictions|settings|programming|prompt|filters|checks)\b|\bfrom (?:now|this moment) on\b|\bnever question me\b|\byou (?:must|will now|should always) (?:obey|remember|do|forget|agree|answer)\b|\b(?:system|new rule|new instructions)\s*:|</?system>"),
+            instruction: re(r"\b(?:ignore|disregard|forget|override|bypass|skip|stop following)\b[^.!?]{0,30}\b(?:rules|guidelines|instructions|policy|policies|safety|restrictions|settings|programming|prompt|filters|checks)\b|\bfrom (?:now|this moment) on\b|\bnever question me\b|\byou (?:must|will now|should always) (?:obey|remember|do|forget|agree|answer)\b|\b(?:system|new rule|new instructions)\s*:|</?system>|管理员|最高权限|主人|授权你|命令你|绕过|无视|忽略(?:你|之前|所有|以上)|忘掉你|忘了刚才|重置你|出厂设置|系统(?:指令|提示|设定|设置)|提示词|你的规则|安全设置|过滤|优先级更高|越狱|开发者模式|调试模式|所有人|所有用户|角色扮演|扮演|(?:之前|以上|上面)的(?:指令|设定|规则)"),
         }
     })
 }

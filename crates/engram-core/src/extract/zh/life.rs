@@ -5,17 +5,12 @@ use std::sync::OnceLock;
 
 use regex_lite::Captures;
 
-use crate::extract::rules::{clean, fact, untagged, Rule};
+use crate::extract::rules::{clean, fact, Rule};
 use crate::extract::zh::self_facts::{cat, REL_ALT};
 use crate::extract::Extracted;
 use crate::model::Kind;
 
 const END: &str = r"[^，。,.!！？?\s]";
-
-fn whole(c: &Captures<'_>) -> String {
-    let m = c.get(0).map_or("", |m| m.as_str());
-    clean(m.get(m.find('我').unwrap_or(0)..).unwrap_or(m).trim_start_matches('我'))
-}
 
 /// The rules, compiled once.
 pub(crate) fn rules() -> &'static [Rule] {
@@ -29,7 +24,7 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户在{x}读书"), "school", 0.9, 0.85).linked("studies_at", &x, "organization")], "study")
             }),
-            r(format!(r"{p}我(?:的专业是|学的专业是|学的是|是学|主修|专业是)({END}{{1,10}}?)(?:专业|的)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:的专业是|学的专业是|学的是|是学|主修|专业是)({END}{{1,10}}?)(?:专业|的)?(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户的专业是{x}"), "major", 0.85, 0.85)], "study")
             }),
@@ -37,7 +32,7 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户在学{x}"), &format!("learning {x}"), 0.75, 0.8).linked("learning", &x, "skill")], "study")
             }),
-            r(format!(r"{p}我(?:在)?(?:读|上|念)(大一|大二|大三|大四|研一|研二|研三|博一|博二|博三|高一|高二|高三|初一|初二|初三|研究生|博士|硕士|大学|高中|初中|小学|[一二三四五六]年级)(?:了)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:在)?(?:读|上|念)(大一|大二|大三|大四|研一|研二|研三|博一|博二|博三|高一|高二|高三|初一|初二|初三|研究生|博士|硕士|大学|高中|初中|小学|[一二三四五六]年级)(?:了)?(?:[。！!～~，,\s]|$)"), |c| {
                 cat(vec![fact(Kind::Fact, format!("用户在读{}", &c[1]), "grade", 0.85, 0.85)], "study")
             }),
             r(format!(r"{p}我(?:是)({END}{{2,14}}(?:大学|学院|中学|高中))的(?:学生|研究生|博士生|本科生|毕业生)"), |c| {
@@ -53,22 +48,22 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户在{x}长大"), "hometown", 0.85, 0.85).linked("grew_up_in", &x, "place")], "place")
             }),
-            r(format!(r"{p}我(?:来自|老家是|老家在|的老家是|的老家在|是从)({END}{{2,10}}?)(?:来的)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:来自|老家是|老家在|的老家是|的老家在|是从)({END}{{2,10}}?)(?:来的)?(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户来自{x}"), "origin", 0.85, 0.85).linked("comes_from", &x, "place")], "place")
             }),
-            r(format!(r"{p}我是({END}{{2,6}}?)人[。！!～~]?$"), |c| {
+            r(format!(r"{p}我是({END}{{2,6}}?)人(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
-                if ["好", "坏", "男", "女", "老实", "普通", "中国", "外国", "本地"].iter().any(|w| x == *w) {
+                if ["好", "坏", "男", "女", "老实", "普通", "中国", "外国", "本地"].iter().any(|w| x == *w) || x.contains('籍') {
                     return Vec::new();
                 }
                 cat(vec![fact(Kind::Fact, format!("用户来自{x}"), "origin", 0.85, 0.8).linked("comes_from", &x, "place")], "place")
             }),
-            r(format!(r"{p}我(?:现在|目前|一直)?(?:住在|住|定居在|生活在)({END}{{2,10}}?)(?:了|呢)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:现在|目前|一直)?(?:住在|住|定居在|生活在)({END}{{2,10}}?)(?:了|呢)?(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户住在{x}"), "location", 0.85, 0.8).linked("lives_in", &x, "place")], "place")
             }),
-            r(format!(r"{p}我(?:刚|上个月|去年|最近)?(?:搬到|搬去|搬家到)了?({END}{{2,10}}?)(?:了|来了|去了)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:刚|上个月|去年|最近)?(?:搬到|搬去|搬家到)了?({END}{{2,10}}?)(?:了|来了|去了)?(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户搬到了{x}"), "location", 0.85, 0.8).linked("lives_in", &x, "place")], "place")
             }),
@@ -81,20 +76,16 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let verb = if c[0].contains("买") { "买了" } else { "有" };
                 cat(vec![fact(Kind::Fact, format!("用户{verb}{}{}{x}", &c[1], &c[2]), &format!("owns {x}"), 0.75, 0.85).linked("owns", &x, "thing")], "possession")
             }),
-            r(format!(r"{p}我(?:开的是|开|骑的是|用的手机是|的车是|的手机是|的电脑是)({END}{{2,12}})[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:开的是|开|骑的是|用的手机是|的车是|的手机是|的电脑是)({END}{{2,12}})(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户{}{x}", if c[0].contains("开") { "开" } else { "用" }), &format!("owns {x}"), 0.75, 0.8).linked("owns", &x, "thing")], "possession")
             }),
             // ---- habits, hobbies, skills, fears ----
-            r(format!(r"{p}我(每天|每周|每个周末|每晚|每天早上|每天晚上|周末|经常|常常|一般|平时|习惯|总是|通常|天天|隔天)({END}{{2,16}})"), |c| {
-                let what = clean(&c[2]);
-                cat(vec![untagged(Kind::Fact, format!("用户{}{what}", &c[1]), 0.7, 0.8)], "habit")
-            }),
             r(format!(r"{p}我的(?:爱好|兴趣爱好|兴趣)是({END}{{2,14}})"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户的爱好是{x}"), &format!("hobby {x}"), 0.8, 0.85).linked("enjoys", &x, "activity")], "habit")
             }),
-            r(format!(r"{p}我(?:很|特别|非常|最)?(?:怕|害怕|恐惧)({END}{{1,8}})[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:很|特别|非常|最)?(?:怕|害怕|恐惧)({END}{{1,8}})(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户怕{x}"), &format!("fear {x}"), 0.8, 0.85).linked("fears", &x, "thing")], "habit")
             }),
@@ -104,16 +95,6 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(format!(r"{p}我(?:会|会说|能说|擅长|精通)(弹|拉|吹|打|说|游|滑|画|做|跳|下|写|开)({END}{{1,10}})"), |c| {
                 let x = format!("{}{}", &c[1], clean(&c[2]));
                 cat(vec![fact(Kind::Fact, format!("用户会{x}"), &format!("skill {x}"), 0.8, 0.8).linked("skilled_in", &x, "skill")], "habit")
-            }),
-            r(format!(r"{p}我(?:练了|学了|玩了|打了|弹了)({END}{{1,4}})(?:年|个月)({END}{{1,8}})(?:了)?[。！!～~]?$"), |c| {
-                let x = whole(c);
-                cat(vec![untagged(Kind::Fact, format!("用户{x}"), 0.7, 0.8)], "habit")
-            }),
-            // ---- plans and goals ----
-            r(format!(r"{p}我(打算|计划|准备|想要|决心|下定决心要|的目标是|的计划是|今年的目标是|明年要|下个月要|下周要|年底要|明年打算|将来想|以后想)({END}{{2,24}})"), |c| {
-                let x = clean(&c[2]);
-                let verb = if c[1].contains("目标") { "的目标是" } else if c[1].contains("计划是") { "计划" } else { &c[1] };
-                cat(vec![untagged(Kind::Task, format!("用户{verb}{x}"), 0.8, 0.8)], "plan")
             }),
             // ---- dates ----
             r(format!(r"{p}我的(生日|结婚纪念日|纪念日|恋爱纪念日|预产期|婚礼|毕业典礼|面试|考试|手术)(?:是|在|定在)({END}{{2,14}})"), |c| {
@@ -131,9 +112,6 @@ pub(crate) fn rules() -> &'static [Rule] {
             }),
             r(format!(r"{p}我(?:是)?([0-9一九零〇二三四五六七八]{{2,4}}年)(?:出生|生)的"), |c| {
                 cat(vec![fact(Kind::Fact, format!("用户{}出生", &c[1]), "birth year", 0.85, 0.85)], "date")
-            }),
-            r(format!(r"{p}我((?:明天|后天|下周[一二三四五六日天]?|下个月|这周[一二三四五六日天]?|周[一二三四五六日天]|[0-9一二三四五六七八九十]{{1,2}}月[0-9一二三四五六七八九十]{{1,3}}[日号]))(?:有|要参加|要去|要)({END}{{2,12}})"), |c| {
-                cat(vec![untagged(Kind::Event, format!("用户{}{}", &c[1], if c[0].contains("参加") { format!("要参加{}", clean(&c[2])) } else if c[0].contains("要去") { format!("要去{}", clean(&c[2])) } else if c[0].contains('有') { format!("有{}", clean(&c[2])) } else { format!("要{}", clean(&c[2])) }), 0.8, 0.8)], "date")
             }),
         ]
     })

@@ -1,8 +1,9 @@
 //! The Chinese rules: one pattern per statement type, as in `rules.rs` (名字, 职业, 工作单位,
 //! 住处, 技能, 偏好, 工具, 决定, 纠正, 任务进度).
 
+pub(crate) mod clause;
 mod life;
-mod self_facts;
+pub(crate) mod self_facts;
 
 use std::sync::OnceLock;
 
@@ -26,6 +27,12 @@ pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
     })
 }
 
+/// True when nothing refuses `sentence` and it is not about someone else: the general
+/// reader may take it as the user's.
+pub(crate) fn reads_as_users(sentence: &str) -> bool {
+    self_facts::blocked(sentence).is_none()
+}
+
 /// The first Chinese rules (seed 003), compiled once.
 fn base() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
@@ -38,8 +45,9 @@ fn base() -> &'static [Rule] {
                 cat(vec![fact(Kind::Fact, format!("用户叫{}", clean(&c[1])), "name", 0.9, 0.9)], "identity")
             }),
             r(r"(?:我是|做|当|职业是|工作是)(?:一名|一个|个)?([^，。,.!！？?\s]{0,8}(?:工程师|程序员|设计师|经理|产品经理|医生|老师|教师|律师|科学家|研究员|分析师|学生|架构师|顾问))", |c| {
-                // A student of a named school is a fact of study (`life.rs`), not an occupation.
-                if c[1].ends_with("学生") && ["大学", "学院", "中学", "高中", "学校"].iter().any(|s| c[1].contains(s)) {
+                // A student of a named school or field ("武汉大学的学生", "医学生") is a fact of study
+                // (`life.rs`, `clause.rs`), not an occupation.
+                if c[1].ends_with("学生") && &c[1] != "学生" {
                     return Vec::new();
                 }
                 cat(vec![fact(Kind::Fact, format!("用户的职业是{}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")], "work")

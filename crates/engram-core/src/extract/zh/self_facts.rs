@@ -71,23 +71,40 @@ pub(crate) enum Blocked {
     SomeoneElse,
 }
 
-/// Why the Chinese rules must leave `s` alone, or `None` when they may read it.
-pub(crate) fn blocked(s: &str) -> Option<Blocked> {
+/// The refusals: a question; a hypothetical or hedge; reported speech; a negation; a pronoun.
+fn refusals() -> &'static [Regex] {
     static B: OnceLock<Vec<Regex>> = OnceLock::new();
-    let b = B.get_or_init(|| {
+    B.get_or_init(|| {
         [
-            r"[吗呢嘛]\s*[。！!]?$|什么|谁|哪|怎么|为什么|多少|是不是|有没有|能不能|要不要",
-            r"如果|假如|要是|万一|假设|可能|也许|大概|好像|或许|说不定|不确定|不知道|应该是|估计",
-            r"(?:^|[^会能在])说|听说|告诉|提到|据说|以为|觉得|感觉|梦见|梦到",
-            r"不是|没有|没|从不|从来不|并不|不会|不在|不住|不对.*过敏|不过敏|不想|不打算|不怕|不养|不叫|不再|不用",
-            r"它|他|她|这个|那个|这些|那些|这样|那样|哈哈|呵呵",
+            r"[吗呢嘛]\s*[。！!]?$|什么|谁|哪|怎么|为什么|为啥|咋|啥时候|多少|是不是|有没有|能不能|要不要|[?？]",
+            r"如果|假如|要是|万一|假设|倘若|若是|假若|假使|设想|换作|换做|想象|的话|该多好|要有|兴许|没准|指不定|可能|也许|大概|好像|或许|似乎|貌似|说不定|不确定|不知道|应该是|估计|希望|但愿|巴不得|猜|怀疑|认为|记不清|差不多吧",
+            r"(?:^|[^会能在])说|听说|告诉|提到|据说|聊到|听.{1,3}讲|以为|觉得|感觉|梦见|梦到|跟我讲|和我讲",
+            r"不是|没有|没|从不|从来不|并不|不会|不在|不住|不对.*过敏|不过敏|不想|不打算|不怕|不养|不叫|不再|不用|不沾",
+            r"它|他|她|这个|那个|这些|那些|这样|那样|这种|那种|那天$|那儿|那边|那里|这儿|这里|[在去到]那|同款|同上|一样|哈哈|呵呵",
         ]
         .iter()
         .map(|p| Regex::new(p).unwrap_or_else(|e| unreachable!("blocking pattern {p}: {e}")))
         .collect()
-    });
-    // "吉他", "其他" are not pronouns.
-    let t = s.trim().replace("吉他", "吉T").replace("其他", "其T");
+    })
+}
+
+/// True when a clause states nothing as the user's fact: a hedge, a hypothetical, reported
+/// speech, a negation or a pronoun ("吉他" and "其他" are not pronouns).
+pub(crate) fn refuses(clause: &str) -> bool {
+    let t = unpronouned(clause);
+    refusals()[1..].iter().any(|r| r.is_match(&t))
+}
+
+/// `s` with the words that contain a pronoun's characters but point at nothing ("吉他",
+/// "其他", "这个月") made harmless.
+fn unpronouned(s: &str) -> String {
+    s.trim().replace("吉他", "吉T").replace("其他", "其T").replace("这个月", "本月").replace("那个月", "当月")
+}
+
+/// Why the Chinese rules must leave `s` alone, or `None` when they may read it.
+pub(crate) fn blocked(s: &str) -> Option<Blocked> {
+    let b = refusals();
+    let t = unpronouned(s);
     let t = t.as_str();
     // A correction of the assistant ("不对，…") is handled by its own rule.
     if t.starts_with("不对") || t.starts_with("错了") || t.starts_with("更正") || t.starts_with("纠正") {
@@ -95,20 +112,20 @@ pub(crate) fn blocked(s: &str) -> Option<Blocked> {
     }
     // A question anywhere; a negation, hedge, reporting verb or pronoun in the first clause
     // ("我用GPT-4做模型，Token限制不是大问题" keeps its first clause).
-    let first = t.split(['，', ',', '；']).next().unwrap_or(t);
+    let first = t.split(|c: char| matches!(c, '，' | ',' | '；') || c.is_whitespace()).next().unwrap_or(t);
     if b[0].is_match(t) || b[1..].iter().any(|r| r.is_match(first)) {
         return Some(Blocked::Refused);
     }
     // About someone else: "我朋友住在上海", "我妹妹是医生", "小王在北京工作" — kept only when it names them.
     static OTHER: OnceLock<Regex> = OnceLock::new();
     let other = OTHER.get_or_init(|| {
-        Regex::new(&format!(r"^(?:我的?(?:{REL_ALT})|我们家|大家|别人|同学|邻居|老板|老师)"))
+        Regex::new(&format!(r"^(?:我的?(?:最好的)?(?:{REL_ALT}|{PEOPLE_ALT})|大家|别人|同学|邻居|老板|老师)"))
             .unwrap_or_else(|e| unreachable!("other-person pattern: {e}"))
     });
     if other.is_match(t) {
         static NAMED: OnceLock<Regex> = OnceLock::new();
         let named = NAMED.get_or_init(|| {
-            Regex::new(&format!(r"^我的?(?:{REL_ALT})(?:叫|名叫|的名字(?:是|叫))")).unwrap_or_else(|e| unreachable!("named: {e}"))
+            Regex::new(&format!(r"^我的?(?:最好的)?(?:{REL_ALT})(?:叫|名叫|的名字(?:是|叫))")).unwrap_or_else(|e| unreachable!("named: {e}"))
         });
         let ours = named.is_match(t) || t.starts_with("大家都叫我") || t.starts_with("大家叫我");
         return (!ours).then_some(Blocked::SomeoneElse);
@@ -132,6 +149,9 @@ pub(crate) fn someone_else() -> &'static [Rule] {
 
 const END: &str = r"[^，。,.!！？?\s]";
 
+/// People the user knows who are not in `RELATIVES`: what is said of them is theirs.
+const PEOPLE_ALT: &str = "哥|姐|弟|妹|老爸|老妈|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|同学|同桌|舍友|师傅|师父|发小|领导|老板|上司|导师|邻居|亲戚|婆婆|公公|岳父|岳母|丈母娘|叔叔|阿姨|舅舅|姑姑|姨|侄子|侄女|外甥|爸|妈|父母|对象|哥们|兄弟|姐妹|男友|女友|前任|客户|学生|徒弟|队友|网友";
+
 /// The everyday self-fact rules, compiled once.
 pub(crate) fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
@@ -149,17 +169,14 @@ pub(crate) fn rules() -> &'static [Rule] {
             r(format!(r"{p}我(?:今年)?([0-9一二三四五六七八九十两]{{1,3}})岁(?:了)?"), |c| {
                 cat(vec![fact(Kind::Fact, format!("用户今年{}岁", &c[1]), "age", 0.8, 0.85)], "identity")
             }),
-            r(format!(r"{p}我是(?:一个|个)?(男生|女生|男的|女的|独生子女|左撇子|中国人|美国人|日本人|韩国人|混血儿|基督徒|佛教徒|穆斯林|双胞胎|家里的老大|家里的老二|家里最小的)"), |c| {
-                cat(vec![untagged(Kind::Fact, format!("用户是{}", &c[1]), 0.8, 0.85)], "identity")
-            }),
-            r(format!(r"{p}我(?:是)?(?:属|属于)({END})(?:的)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:是)?(?:属|属于)({END})(?:的)?(?:[。！!～~，,\s]|$)"), |c| {
                 cat(vec![fact(Kind::Fact, format!("用户属{}", &c[1]), "zodiac", 0.7, 0.8)], "identity")
             }),
-            r(format!(r"{p}我(?:是)?({END}{{2,3}}座)(?:的)?[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:是)?({END}{{2,3}}座)(?:的)?(?:[。！!～~，,\s]|$)"), |c| {
                 cat(vec![fact(Kind::Fact, format!("用户是{}", &c[1]), "star sign", 0.7, 0.8)], "identity")
             }),
             // ---- family, partners, friends, pets ----
-            r(format!(r"^(?:我的?|我家的?)({REL_ALT})(?:叫|名叫|的名字(?:是|叫))({END}{{1,8}})"), |c| {
+            r(format!(r"^(?:我的?|我家的?)(?:最好的)?({REL_ALT})(?:叫|名叫|的名字(?:是|叫))({END}{{1,8}})"), |c| {
                 cat(vec![named(&c[1], &clean(&c[2]))], "family")
             }),
             // "我养了一只叫豆豆的狗": a name between the count and who, kept as the name's fact too.
@@ -207,7 +224,7 @@ pub(crate) fn rules() -> &'static [Rule] {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户从事{x}工作"), "field", 0.85, 0.8)], "work")
             }),
-            r(format!(r"{p}我(?:是|当)(?:一名|一个|个)?({END}{{0,6}}(?:护士|会计|司机|厨师|记者|编辑|警察|律师|销售|保安|快递员|外卖员|公务员|自由职业者|作家|画家|摄影师|翻译|演员|主播|博主|店主|老板|创业者|医生|老师|工程师|程序员|设计师|经理|教授|研究员|分析师|顾问|客服|运营|主管|实习生|产品经理|农民|工人|军人|飞行员|空姐|药剂师|兽医|牙医|建筑师|咨询师|会计师|律师助理))[。！!～~]?$"), |c| {
+            r(format!(r"{p}我(?:是|当)(?:一名|一个|个)?({END}{{0,6}}(?:护士|会计|司机|厨师|记者|编辑|警察|律师|销售|保安|快递员|外卖员|公务员|自由职业者|作家|画家|摄影师|翻译|演员|主播|博主|店主|老板|创业者|医生|老师|工程师|程序员|设计师|经理|教授|研究员|分析师|顾问|客服|运营|主管|实习生|产品经理|农民|工人|军人|飞行员|空姐|药剂师|兽医|牙医|建筑师|咨询师|会计师|律师助理))(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
                 cat(vec![fact(Kind::Fact, format!("用户的职业是{x}"), "occupation", 0.9, 0.85).linked("works_as", &x, "role")], "work")
             }),
