@@ -72,6 +72,28 @@ test("offline by default: turns are observed, the panel explains recall, and the
   await context.close();
 });
 
+test("a Chinese chat typed as people type it shows under each turn what was kept, and the questions keep nothing", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await openPage(context, url("zh"));
+  await chat(page, "我海鲜过敏 虾蟹都不能碰");
+  await chat(page, "养了只乌龟 名字叫慢慢");
+  await chat(page, "你会说粤语吗");
+  await settled(page);
+  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  assert.equal(kept.length, 3, kept.join(" | "));
+  assert.match(kept[0], /^kept: .*用户海鲜过敏，虾蟹都不能碰/);
+  assert.match(kept[1], /^kept: .*用户养了只乌龟，名字叫慢慢/);
+  assert.equal(kept[2], "nothing kept from this message", "a question keeps nothing");
+  const texts = await memoryTexts(page);
+  assert.ok(texts.includes("用户海鲜过敏，虾蟹都不能碰"), texts.join(" | "));
+  // Text with no spaces to break at still fits a phone's width, in the panel too.
+  await page.click("#to-panel");
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no horizontal overflow");
+  await shot(page, "www-chinese-chat-phone");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test("with an OpenAI-compatible endpoint: the context is sent and the answer streams in", async () => {
   const stub = await startStub();
   const context = await browser.newContext();
