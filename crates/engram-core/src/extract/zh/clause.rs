@@ -2,8 +2,8 @@
 //! "我自己开了家奶茶店", "养了只乌龟，名字叫慢慢") is kept as the user's fact, in the third
 //! person, its category named by the words it uses. Chinese is written topic first and
 //! drops its subject: in a chat with the assistant a statement without one is the user's
-//! own news, so a clause may also open with a verb of news or a time word ("最近在吃二甲双胍",
-//! "国庆准备自驾去川西"). What `self_facts::blocked` refuses never reaches here.
+//! own news ("最近在吃二甲双胍", "国庆准备自驾去川西") unless its first words name someone
+//! else (`NOT_NEWS`). What `self_facts::blocked` refuses never reaches here.
 
 use std::sync::OnceLock;
 
@@ -16,8 +16,9 @@ use crate::model::{FactKey, Kind};
 /// The categories in the order they are tried, each with the words that name it, as in
 /// `en::category`, with health first (it is what a memory must not miss: "猫毛过敏但还是想养猫"
 /// is an allergy before it is a wish): an event on a named day is a date; a plan or another
-/// date is what a statement is for, whatever it is about; how often says a habit; a liking is a preference whatever is liked; family, work and study are named by
-/// their nouns before the place, possession or pastime a statement also mentions.
+/// date is what a statement is for, whatever it is about; how often says a habit; a liking
+/// is a preference whatever is liked; family, work and study are named by their nouns
+/// before the place, possession or pastime a statement also mentions.
 const CATEGORIES: &[(&str, &str)] = &[
     ("health", r"过敏|病|症|炎|药|看医生|心理医生|医院|确诊|诊断|手术|血糖|血压|血脂|尿酸|抑郁|焦虑|失眠|近视|远视|散光|怀孕|孕|哮喘|胃|心脏|支架|腰椎|颈椎|膝盖|听力|视力|助听器|疼|痛|吃素|素食|忌口|不耐受|戒烟|戒酒|戒了|戒掉|不耐|素$|疹|骨折|石膏|崴|扭伤|色弱|色盲|生酮|携带者|乙肝|癌|化疗|甲减|甲亢|贫血|鼻炎|湿疹|住院|康复|体检"),
     ("date", r"明天|后天|(?:下|这)?周[一二三四五六日天]|[0-9一二三四五六七八九十]{1,2}[日号]"),
@@ -58,13 +59,15 @@ const PARTICLES: &str = r"[。！!.、]+|(?:哈哈|嘿嘿|呵呵|啦|呀|哦|哈
 const NO_FACT: &str = r"你[^好]|你$|^我?先|^我家?也.{0,2}$|也[^，]{0,4}[一两][只个台辆条部]$|(?:见|聊)$";
 const NEGATED: &str = r"不";
 const NOT_NEGATED: &str = r"受不了|接受不了|不耐|不能|不了|不然|不好";
-/// The user's own "我们…" ("我们家住在郊区", "我们公司是外企"), and a "我" of any other kind.
+/// The user's own "我们…" ("我们家住在郊区", "我们公司是外企"); any other "我们" is not the
+/// user alone.
 const OURS: &str = r"^我们(?:家|镇|村|小区|公司|学校|单位)";
 /// Someone a topic may name before "我": then the statement is theirs.
 const PERSON_BEFORE_I: &str = r"同事|朋友|同学|老板|领导|老师|医生|爸|妈|哥|姐|弟|妹|老公|老婆|孩子|儿子|女儿|他们|她们|人家|别人|大家";
 
 /// The patterns: the categories', then `NOT_NEWS`, `SPLIT`, `OPENER`, `PARTICLES`,
-/// `NO_FACT`, `NEGATED`, `NOT_NEGATED`, `OURS`, `PERSON_BEFORE_I`, `ATTRIBUTE_IS`, `ROLE_ALONE`, `MY_KIN`.
+/// `NO_FACT`, `NEGATED`, `NOT_NEGATED`, `OURS`, `PERSON_BEFORE_I`, `ATTRIBUTE_IS`,
+/// `ROLE_ALONE`, `MY_KIN`.
 fn regexes() -> &'static [Regex] {
     static R: OnceLock<Vec<Regex>> = OnceLock::new();
     R.get_or_init(|| {
