@@ -107,9 +107,11 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         // Larry, what's your name?"): its clauses are what the rules read.
         let question = is_question(sentence);
         let asked = question && (chinese || clauses.is_empty());
+        // Why the Chinese rules and reader leave the sentence alone, if they do.
+        let blocked = zh::blocked(sentence);
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
         if !asked && route(sentence) == Route::Retrieve {
-            for rule in rules::rules().iter().chain(zh::rules(sentence)) {
+            for rule in rules::rules().iter().chain(zh::rules(blocked)) {
                 for caps in rule.re.captures_iter(sentence) {
                     // A rule read inside a clause that states nothing as fact ("I don't work at
                     // Acme any more", "if I lived in Paris", "my mom says I moved to Lyon").
@@ -136,7 +138,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         }
         if chinese {
             // What no rule read may still be a statement of the user's (`zh::clause`).
-            if read.is_empty() && !asked && route(sentence) == Route::Retrieve && zh::reads_as_users(sentence) {
+            if read.is_empty() && !asked && route(sentence) == Route::Retrieve && blocked.is_none() {
                 if let Some(e) = zh::clause::self_fact(sentence, zh::self_facts::refuses) {
                     push(&mut out, e);
                 }

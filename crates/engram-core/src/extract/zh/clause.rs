@@ -42,7 +42,7 @@ const TIME: &str = r"最近|刚刚?|今年|去年|前年|上个月|这个月|下
 /// Not when someone else is named in its first words ("大学同学在英国读博", "周杰伦的老婆…"),
 /// when it opens with a pronoun or a pointer ("这家店…"), or when a noun before "是" is
 /// its subject ("张伟是程序员"; not an adverb, "还是"; and "生日是5月20号" drops "我的").
-const NOT_NEWS: &str = r"^.{0,5}?(?:同事|朋友|同学|室友|舍友|闺蜜|老板|领导|老师|爸|妈|哥|姐|弟|妹|老公|老婆|男友|女友|对象|孩子|儿子|女儿|他们|她们|人家|别人|大家|邻居|隔壁|公公|婆婆|爷爷|奶奶|外公|外婆|叔|姨|舅|姑|客户|网友|明星|同桌|实习生|新来的|组里|上司|师傅|导师|员工|队友)|^(?:这[^学周辈]|那|他|她|它|你|咱|谁)|^[^是]{0,5}[^是还就都也总可真正算但不]是|^(?:小|老|阿)[一-鿿](?:在|是|喜欢|住|对|有|去|的|和|跟|说)|^(?:SURNAME)[一-鿿]{1,2}(?:在|是|喜欢|住|对|有|去|的|和|跟)";
+const NOT_NEWS: &str = r"^.{0,5}?(?:PEOPLE)|^(?:这[^学周辈]|那|他|她|它|你|咱|谁)|^[^是]{0,5}[^是还就都也总可真正算但不]是|^(?:小|老|阿)[一-鿿](?:在|是|喜欢|住|对|有|去|的|和|跟|说)|^(?:SURNAME)[一-鿿]{1,2}(?:在|是|喜欢|住|对|有|去|的|和|跟)";
 /// Common surnames: a clause that opens with one and a verb names its subject ("王芳喜欢猫").
 const SURNAME: &str = "王|李|张|刘|陈|杨|黄|赵|吴|徐|孙|朱|胡|郭|何|林|罗|郑|梁|谢|宋|唐|许|韩|冯|邓|曹|彭|曾|肖|田|董|袁|潘|蒋|蔡|余|杜|叶|程|苏|魏|吕|丁|任|沈|姚|卢|姜|崔|钟|谭|陆|汪|范|廖|贾|夏|韦|邹|孟|熊|秦|邱|尹|薛|闫|段|雷|侯|史|陶|黎|贺|顾|毛|郝|龚|邵|万|钱|严|覃|戴|莫|孔|汤";
 /// A clause that is a role alone ("高中数学老师", "银行柜员一枚") says what the user does.
@@ -62,8 +62,10 @@ const NOT_NEGATED: &str = r"受不了|接受不了|不耐|不能|不了|不然|�
 /// The user's own "我们…" ("我们家住在郊区", "我们公司是外企"); any other "我们" is not the
 /// user alone.
 const OURS: &str = r"^我们(?:家|镇|村|小区|公司|学校|单位)";
-/// Someone a topic may name before "我": then the statement is theirs.
-const PERSON_BEFORE_I: &str = r"同事|朋友|同学|老板|领导|老师|医生|爸|妈|哥|姐|弟|妹|老公|老婆|孩子|儿子|女儿|他们|她们|人家|别人|大家";
+/// People other than the user: named in a clause's first words, or in a topic before "我",
+/// they are its subject ("大学同学在英国读博", "同事跟我说").
+const PEOPLE: &str = "同事|朋友|同学|室友|舍友|闺蜜|老板|领导|老师|爸|妈|哥|姐|弟|妹|老公|老婆|男友|女友|对象|孩子|儿子|女儿|他们|她们|人家|别人|大家|邻居|隔壁|公公|婆婆|爷爷|奶奶|外公|外婆|叔|姨|舅|姑|客户|网友|明星|同桌|实习生|新来的|组里|上司|师傅|导师|员工|队友";
+const PERSON_BEFORE_I: &str = "PEOPLE|医生";
 
 /// The patterns: the categories', then `NOT_NEWS`, `SPLIT`, `OPENER`, `PARTICLES`,
 /// `NO_FACT`, `NEGATED`, `NOT_NEGATED`, `OURS`, `PERSON_BEFORE_I`, `ATTRIBUTE_IS`,
@@ -72,7 +74,7 @@ fn regexes() -> &'static [Regex] {
     static R: OnceLock<Vec<Regex>> = OnceLock::new();
     R.get_or_init(|| {
         let all = CATEGORIES.iter().map(|(_, p)| *p).chain([NOT_NEWS, SPLIT, OPENER, PARTICLES, NO_FACT, NEGATED, NOT_NEGATED, OURS, PERSON_BEFORE_I, ATTRIBUTE_IS, ROLE_ALONE, MY_KIN]);
-        all.map(|p| crate::statements::pattern(&p.replace("TIME", TIME).replace("SURNAME", SURNAME))).collect()
+        all.map(|p| crate::statements::pattern(&p.replace("TIME", TIME).replace("SURNAME", SURNAME).replace("PEOPLE", PEOPLE))).collect()
     })
 }
 
@@ -82,7 +84,7 @@ fn regexes() -> &'static [Regex] {
 pub(crate) fn self_fact(sentence: &str, refused: fn(&str) -> bool) -> Option<Extracted> {
     let re = regexes();
     let n = CATEGORIES.len();
-    let [not_news, split, opener, particles, no_fact, negated, not_negated, ours, someone, attribute_is, role_alone, my_kin] = [n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7, n + 8, n + 9, n + 10, n + 11].map(|i| &re[i]);
+    let [not_news, split, opener, particles, no_fact, negated, not_negated, ours, someone, attribute_is, role_alone, my_kin]: [&Regex; 12] = std::array::from_fn(|i| &re[n + i]);
     // "本人", "俺" and the playful "偶" are "我".
     let normal = sentence.trim().replacen("本人", "我", 1).replacen("俺", "我", 1).replacen("偶是", "我是", 1);
     let mut parts = split.split(&normal).map(|c| particles.replace_all(c, "")).filter(|c| !c.is_empty());

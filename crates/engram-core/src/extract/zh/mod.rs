@@ -11,12 +11,14 @@ use crate::extract::rules::{clean, fact, preference, untagged, zh, Rule};
 use crate::extract::zh::self_facts::{cat, is_place};
 use crate::model::Kind;
 
-/// The Chinese rules that apply to `sentence`: none for a question, negation, hedge,
-/// hypothetical, reported speech or pronoun object; for a statement about someone else,
-/// the one that keeps it as theirs.
-pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
+pub(crate) use self_facts::{blocked, Blocked};
+
+/// The Chinese rules that apply to a sentence `blocked` read: none for a question,
+/// negation, hedge, hypothetical, reported speech or pronoun object; for a statement about
+/// someone else, the one that keeps it as theirs.
+pub(crate) fn rules(blocked: Option<Blocked>) -> &'static [Rule] {
     static ALL: OnceLock<Vec<Rule>> = OnceLock::new();
-    match self_facts::blocked(sentence) {
+    match blocked {
         Some(self_facts::Blocked::Refused) => return &[],
         Some(self_facts::Blocked::SomeoneElse) => return self_facts::someone_else(),
         None => {}
@@ -25,12 +27,6 @@ pub(crate) fn rules(sentence: &str) -> &'static [Rule] {
         let all = self_facts::rules().iter().chain(life::rules()).chain(base());
         all.map(|r| Rule { re: r.re.clone(), build: r.build }).collect()
     })
-}
-
-/// True when nothing refuses `sentence` and it is not about someone else: the general
-/// reader may take it as the user's.
-pub(crate) fn reads_as_users(sentence: &str) -> bool {
-    self_facts::blocked(sentence).is_none()
 }
 
 /// The first Chinese rules (seed 003), compiled once.
