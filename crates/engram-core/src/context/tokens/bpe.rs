@@ -187,6 +187,7 @@ impl Bpe {
         let h = hash(piece);
         match self.table.rank_hashed(piece, h) {
             Some(r) => out.push(r),
+            None if piece.len() <= 3 => self.short_into(piece, out),
             None => self.merged_into(piece, h, parts, out),
         }
     }
@@ -196,6 +197,11 @@ impl Bpe {
         if self.table.rank_hashed(piece, h).is_some() {
             return 1;
         }
+        if piece.len() <= 3 {
+            scratch.clear();
+            self.short_into(piece, scratch);
+            return scratch.len();
+        }
         if piece.len() > MERGE_CACHE_PIECE {
             // Not cached: its parts, less the sentinel, are its count.
             self.merging.over(&self.table).merge(piece, parts);
@@ -204,6 +210,23 @@ impl Bpe {
         scratch.clear();
         self.merged_into(piece, h, parts, scratch);
         scratch.len()
+    }
+
+    /// Append the tokens of a piece of two or three bytes that is not one token, without
+    /// the cache or the merge loop (random runs such as base64 pre-tokenize into such
+    /// pieces, which rarely repeat). Two bytes are two tokens. Of three, the lower-ranked of
+    /// the two pairs that are tokens merges (the left one of equals: "{{{"); the rest of the piece is then the whole piece,
+    /// which is not a token, so nothing more merges.
+    fn short_into(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let byte = |i: usize| self.merging.byte_rank(piece[i]);
+        if let [_, _, _] = piece {
+            match (self.table.rank(&piece[..2]), self.table.rank(&piece[1..])) {
+                (Some(a), b) if b.is_none_or(|b| a <= b) => return out.extend([a, byte(2)]),
+                (_, Some(b)) => return out.extend([byte(0), b]),
+                _ => {}
+            }
+        }
+        out.extend((0..piece.len()).map(byte));
     }
 
     /// Append the tokens of a piece that is not one token (`h` its [`hash`]): from the cache

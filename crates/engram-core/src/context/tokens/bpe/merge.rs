@@ -56,6 +56,12 @@ impl MergeData {
         Some(MergeData { longest, byte_rank, pairs: Mutex::new(PairMemo::default()) })
     }
 
+    /// The rank of the single byte `b`.
+    #[inline]
+    pub fn byte_rank(&self, b: u8) -> u32 {
+        self.byte_rank[usize::from(b)]
+    }
+
     /// A merger over `table` (the table this was computed from).
     pub fn over<'t>(&'t self, table: &'t RankTable) -> Merger<'t> {
         Merger { table, longest: self.longest, byte_rank: &self.byte_rank, pairs: &self.pairs }
