@@ -1,7 +1,8 @@
-//! Chinese everyday self-facts as people type them (issue 35), on sentences two helpers
-//! wrote and labelled without reading the rules. The first corpus is split per category
-//! into halves: the rules were fixed against `data/self_facts_zh_dev.tsv` and the second
-//! corpus `data/self_facts_zh_fresh.tsv`; `data/self_facts_zh_heldout.tsv` was only
+//! Chinese everyday self-facts as people type them (issue 35), on sentences three helpers
+//! wrote and labelled without reading the rules. The first and third corpora are split per
+//! category into halves: the rules were fixed against `data/self_facts_zh_dev.tsv`, the
+//! second corpus `data/self_facts_zh_fresh.tsv` and `data/self_facts_zh_third_dev.tsv`;
+//! `data/self_facts_zh_heldout.tsv` and `data/self_facts_zh_third_heldout.tsv` were only
 //! measured. Thresholds: the figures measured on 2026-12-07 minus a margin
 //! (docs/self-facts.md has them by category).
 
@@ -19,7 +20,7 @@ fn corpus(lang: &str, rows: usize) -> Report {
 #[test]
 fn the_development_half_keeps_most_statements_and_nothing_refused() {
     let r = corpus("zh_dev", 150);
-    assert!(r.recall() >= 0.75, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
+    assert!(r.recall() >= 0.78, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
     assert!(r.precision() >= 0.97, "precision {:.3}\n{}", r.precision(), r.errors.join("\n"));
     for kind in ["question", "negation", "hypothetical", "reported", "instruction"] {
         assert_eq!(r.by_category[&format!("not:{kind}")].false_pos, 0, "{kind}\n{}", r.errors.join("\n"));
@@ -29,7 +30,7 @@ fn the_development_half_keeps_most_statements_and_nothing_refused() {
 #[test]
 fn the_second_corpus_keeps_most_statements_and_nothing_refused() {
     let r = corpus("zh_fresh", 300);
-    assert!(r.recall() >= 0.58, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
+    assert!(r.recall() >= 0.68, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
     assert!(r.precision() >= 0.97, "precision {:.3}\n{}", r.precision(), r.errors.join("\n"));
     for kind in ["question", "negation", "hypothetical", "reported", "instruction", "other"] {
         assert!(r.by_category[&format!("not:{kind}")].false_pos <= 1, "{kind}\n{}", r.errors.join("\n"));
@@ -37,11 +38,20 @@ fn the_second_corpus_keeps_most_statements_and_nothing_refused() {
 }
 
 #[test]
-fn the_held_out_half_stays_at_its_measured_figures() {
-    let r = corpus("zh_heldout", 150);
-    assert!(r.recall() >= RECALL, "recall {:.3}", r.recall());
-    assert!(r.precision() >= PRECISION, "precision {:.3}", r.precision());
+fn the_third_corpus_with_code_switching_and_long_messages_keeps_most_statements_and_nothing_refused() {
+    let r = corpus("zh_third_dev", 150);
+    assert!(r.recall() >= 0.85, "recall {:.3}\n{}", r.recall(), r.errors.join("\n"));
+    assert!(r.precision() >= 0.97, "precision {:.3}\n{}", r.precision(), r.errors.join("\n"));
+    for kind in ["question", "negation", "hypothetical", "reported", "instruction", "other"] {
+        assert!(r.by_category[&format!("not:{kind}")].false_pos <= 1, "{kind}\n{}", r.errors.join("\n"));
+    }
 }
 
-const RECALL: f64 = 0.55;
-const PRECISION: f64 = 0.95;
+#[test]
+fn the_held_out_halves_stay_at_their_measured_figures() {
+    for (lang, recall, precision) in [("zh_heldout", 0.60, 0.95), ("zh_third_heldout", 0.68, 0.92)] {
+        let r = corpus(lang, 150);
+        assert!(r.recall() >= recall, "{lang}: recall {:.3}", r.recall());
+        assert!(r.precision() >= precision, "{lang}: precision {:.3}", r.precision());
+    }
+}

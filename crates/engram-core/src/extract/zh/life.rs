@@ -61,6 +61,10 @@ pub(crate) fn rules() -> &'static [Rule] {
             }),
             r(format!(r"{p}我(?:现在|目前|一直)?(?:住在|住|定居在|生活在)({END}{{2,10}}?)(?:了|呢)?(?:[。！!～~，,\s]|$)"), |c| {
                 let x = clean(&c[1]);
+                // "我住过上海" is where the user lived once: the general reader keeps it, unkeyed.
+                if x.starts_with('过') {
+                    return Vec::new();
+                }
                 cat(vec![fact(Kind::Fact, format!("用户住在{x}"), "location", 0.85, 0.8).linked("lives_in", &x, "place")], "place")
             }),
             r(format!(r"{p}我(?:刚|上个月|去年|最近)?(?:搬到|搬去|搬家到)了?({END}{{2,10}}?)(?:了|来了|去了)?(?:[。！!～~，,\s]|$)"), |c| {

@@ -91,7 +91,16 @@ fn base() -> &'static [Rule] {
             }),
             // ---- corrections of the assistant ----
             r(r"^\s*(?:不对|错了|不是的|你说错了|更正一下|纠正一下)[，,:：!！。]?\s*(.{2,80})$", |c| {
-                let mut e = untagged(Kind::Fact, format!("用户纠正：{}", clean(&c[1])), 0.8, 0.9);
+                // A correction that only denies ("不对不对，不是我生日") states nothing to keep.
+                let said = clean(&c[1]);
+                let mut rest = said.as_str();
+                while let Some(r) = ["不对", "错了", "，", ",", " "].iter().find_map(|w| rest.strip_prefix(w)) {
+                    rest = r;
+                }
+                if rest.split(['，', ',', ' ']).all(|clause| clause.is_empty() || self_facts::refuses(clause)) {
+                    return Vec::new();
+                }
+                let mut e = untagged(Kind::Fact, format!("用户纠正：{said}"), 0.8, 0.9);
                 e.tags.push("correction".into());
                 vec![e]
             }),
@@ -99,7 +108,9 @@ fn base() -> &'static [Rule] {
             r(r"(?:我)?(?:已经)?(?:完成了|做完了|搞定了)([^，。,.!！？?]{2,30})", |c| {
                 vec![untagged(Kind::Task, format!("用户完成了{}", clean(&c[1])), 0.6, 0.85).linked("finished", &c[1], "task")]
             }),
-            r(r"(?:我)?(?:正在|在探索|在研究|在做|遇到了)([^，。,.!！？?]{2,30}?)(?:的问题|问题)?(?:[，。,.!！]|$)", |c| {
+            // As the sentence's first words, or after a clause of what the user is doing ("我
+            // 最近在用LangChain做Agent开发，遇到了…"): "正在长牙" after "我家娃8个月了" is the baby's.
+            r(r"^(?:我(?:最近|现在|目前|一直)?(?:在|用|正在)[^，,。]*[，,]\s*)?(?:我)?(?:最近|现在|目前|这几天)?(?:正在|在探索|在研究|在做|遇到了)([^，。,.!！？?]{2,30}?)(?:的问题|问题)?(?:[，。,.!！]|$)", |c| {
                 let t = clean(&c[1]);
                 if !zh(&t) {
                     return Vec::new();

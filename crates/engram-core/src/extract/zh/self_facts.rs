@@ -20,10 +20,11 @@ const RELATIVES: &[(&str, &str)] = &[
     ("爷爷", "grandfather"), ("奶奶", "grandmother"), ("外公", "grandfather"), ("外婆", "grandmother"),
     ("孩子", "child"), ("闺蜜", "friend"), ("好朋友", "friend"), ("朋友", "friend"), ("同事", "colleague"),
     ("室友", "roommate"), ("猫", "pet"), ("狗", "pet"), ("小狗", "pet"), ("小猫", "pet"), ("狗狗", "pet"), ("猫咪", "pet"),
-    ("兔子", "pet"), ("仓鼠", "pet"), ("鹦鹉", "pet"),
+    ("兔子", "pet"), ("仓鼠", "pet"), ("鹦鹉", "pet"), ("娃", "child"), ("小孩", "child"), ("宝宝", "child"),
+    ("对象", "partner"), ("男友", "boyfriend"), ("女友", "girlfriend"),
 ];
 
-pub(crate) const REL_ALT: &str = "妹妹|姐姐|哥哥|弟弟|老婆|妻子|太太|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|妈妈|母亲|爷爷|奶奶|外公|外婆|孩子|闺蜜|好朋友|朋友|同事|室友|小狗|小猫|狗狗|猫咪|猫|狗|兔子|仓鼠|鹦鹉";
+pub(crate) const REL_ALT: &str = "妹妹|姐姐|哥哥|弟弟|老婆|妻子|太太|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|妈妈|母亲|爷爷|奶奶|外公|外婆|孩子|闺蜜|好朋友|朋友|同事|室友|小狗|小猫|狗狗|猫咪|猫|狗|兔子|仓鼠|鹦鹉|娃|小孩|宝宝|对象|男友|女友";
 
 /// Cities, provinces and countries: "在X工作" with X one of these is a work city, not an employer.
 const PLACES: &[&str] = &[
@@ -56,8 +57,9 @@ fn named(who: &str, name: &str) -> Extracted {
 }
 
 pub(crate) fn cat(mut v: Vec<Extracted>, c: &str) -> Vec<Extracted> {
-    for e in &mut v {
-        e.tags.push(format!("category:{c}"));
+    let tag = format!("category:{c}");
+    for e in v.iter_mut().filter(|e| !e.tags.contains(&tag)) {
+        e.tags.push(tag.clone());
     }
     v
 }
@@ -76,11 +78,11 @@ fn refusals() -> &'static [Regex] {
     static B: OnceLock<Vec<Regex>> = OnceLock::new();
     B.get_or_init(|| {
         [
-            r"[吗呢嘛]\s*[。！!]?$|什么|谁|哪|怎么|为什么|为啥|咋|啥时候|多少|是不是|有没有|能不能|要不要|[?？]",
+            r"[吗嘛]\s*[。！!]?$|(?:^|[，,\s])[^，,\s]{0,3}呢\s*[。！!]?$|什么|谁|哪|怎么|为什么|为啥|咋|啥时候|多少|是不是|有没有|能不能|要不要|[?？]",
             r"如果|假如|要是|万一|假设|倘若|若是|假若|假使|设想|换作|换做|想象|的话|该多好|要有|兴许|没准|指不定|可能|也许|大概|好像|或许|似乎|貌似|说不定|不确定|不知道|应该是|估计|希望|但愿|巴不得|猜|怀疑|认为|记不清|差不多吧",
             r"(?:^|[^会能在])说|听说|告诉|提到|据说|聊到|听.{1,3}讲|以为|觉得|感觉|梦见|梦到|跟我讲|和我讲",
             r"不是|没有|没|从不|从来不|并不|不会|不在|不住|不对.*过敏|不过敏|不想|不打算|不怕|不养|不叫|不再|不用|不沾",
-            r"它|他|她|这个|那个|这些|那些|这样|那样|这种|那种|那天$|那儿|那边|那里|这儿|这里|[在去到]那|同款|同上|一样|哈哈|呵呵",
+            r"它|他|她|这个|那个|这些|那些|这样|那样|这种|那种|那天$|那儿|那边|那里|这儿|这里|[在去到]那|同款|同上|一样|^(?:哈|呵|嘿)+$",
         ]
         .iter()
         .map(|p| Regex::new(p).unwrap_or_else(|e| unreachable!("blocking pattern {p}: {e}")))
@@ -119,7 +121,7 @@ pub(crate) fn blocked(s: &str) -> Option<Blocked> {
     // About someone else: "我朋友住在上海", "我妹妹是医生", "小王在北京工作" — kept only when it names them.
     static OTHER: OnceLock<Regex> = OnceLock::new();
     let other = OTHER.get_or_init(|| {
-        Regex::new(&format!(r"^(?:我的?(?:最好的)?(?:{REL_ALT}|{PEOPLE_ALT})|大家|别人|同学|邻居|老板|老师)"))
+        Regex::new(&format!(r"^(?:我的?(?:最好的|大学|高中|初中|小学|以前的?|前)?(?:{REL_ALT}|{PEOPLE_ALT})|大家|别人|同学|邻居|老板|老师)"))
             .unwrap_or_else(|e| unreachable!("other-person pattern: {e}"))
     });
     if other.is_match(t) {
