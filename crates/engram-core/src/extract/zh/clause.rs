@@ -40,6 +40,31 @@ const CATEGORIES: &[(&str, &str)] = &[
 
 /// An age said bare ("我35了", "今年二十八了").
 const AGE: &str = r"^我?(?:今年|都)?[0-9二三四五六七八九十]{2,3}了";
+/// A first clause that is a noun alone, its "我是" dropped ("日本人", "回族", "射手座",
+/// "独生女", "00后一枚", "INFP", "跑外卖的"): the fact says "用户是…".
+const NOUN_ALONE: &str = r"^(?:我|典型的?|标准的?)?[^，是有在了过的]{0,8}?(?:[^个]人|族|座|[男女]生|独生[女子]|[0-9]0后|[A-Z]{4})(?:一枚|一个)?$|^我?(?:跑|开|做|搞|卖|写)[^，是]{1,5}的$";
+/// Kin after "我" read "用户的…" ("我妈这么喊我" → "用户的妈这么喊用户").
+const MY: &str = r"我(妈|爸|哥|姐|弟|妹|老公|老婆|媳妇|对象|儿子|女儿|闺女)";
+
+/// `statement` in the third person: "我" is "用户" ("我们家" the user's household), kin
+/// after it are the user's, and a statement without its subject (`news`) gets one; `is`
+/// puts back the "是" a noun alone dropped, `age` the "岁" a bare age dropped ("32了").
+fn third_person(statement: &str, news: bool, is: bool, age: bool) -> String {
+    static MY_RE: OnceLock<Regex> = OnceLock::new();
+    let my = MY_RE.get_or_init(|| crate::statements::pattern(MY));
+    let mut s = my.replace_all(&statement.replace("我们", "用户"), "用户的$1").replace('我', "用户");
+    if age && !s.contains('岁') {
+        if let Some(at) = s.find('了') {
+            s.insert(at, '岁');
+        }
+    }
+    if is {
+        let rest = s.strip_prefix("用户").unwrap_or(&s);
+        return format!("用户是{}", rest.strip_prefix('是').unwrap_or(rest));
+    }
+    if news { format!("用户{s}") } else { s }
+}
+
 /// Words that put a statement in the past ("我住过上海", "以前住在成都"): it says where the
 /// user lived, not where they live, so it takes no key that would replace the current one.
 const PAST: &str = r"住过|以前|之前|小时候|曾经|当年";
@@ -78,11 +103,11 @@ const PERSON_BEFORE_I: &str = "PEOPLE|医生";
 
 /// The patterns: the categories', then `NOT_NEWS`, `SPLIT`, `OPENER`, `PARTICLES`,
 /// `NO_FACT`, `NEGATED`, `NOT_NEGATED`, `OURS`, `PERSON_BEFORE_I`, `ATTRIBUTE_IS`,
-/// `ROLE_ALONE`, `MY_KIN`, `AGE`, `PAST`.
+/// `ROLE_ALONE`, `MY_KIN`, `AGE`, `PAST`, `NOUN_ALONE`.
 fn regexes() -> &'static [Regex] {
     static R: OnceLock<Vec<Regex>> = OnceLock::new();
     R.get_or_init(|| {
-        let all = CATEGORIES.iter().map(|(_, p)| *p).chain([NOT_NEWS, SPLIT, OPENER, PARTICLES, NO_FACT, NEGATED, NOT_NEGATED, OURS, PERSON_BEFORE_I, ATTRIBUTE_IS, ROLE_ALONE, MY_KIN, AGE, PAST]);
+        let all = CATEGORIES.iter().map(|(_, p)| *p).chain([NOT_NEWS, SPLIT, OPENER, PARTICLES, NO_FACT, NEGATED, NOT_NEGATED, OURS, PERSON_BEFORE_I, ATTRIBUTE_IS, ROLE_ALONE, MY_KIN, AGE, PAST, NOUN_ALONE]);
         all.map(|p| crate::statements::pattern(&p.replace("TIME", TIME).replace("SURNAME", SURNAME).replace("PEOPLE", PEOPLE).replace("AGE", AGE))).collect()
     })
 }
@@ -93,7 +118,7 @@ fn regexes() -> &'static [Regex] {
 pub(crate) fn self_fact(sentence: &str, refused: fn(&str) -> bool) -> Option<Extracted> {
     let re = regexes();
     let n = CATEGORIES.len();
-    let [not_news, split, opener, particles, no_fact, negated, not_negated, ours, someone, attribute_is, role_alone, my_kin, age, past]: [&Regex; 14] = std::array::from_fn(|i| &re[n + i]);
+    let [not_news, split, opener, particles, no_fact, negated, not_negated, ours, someone, attribute_is, role_alone, my_kin, age, past, noun_alone]: [&Regex; 15] = std::array::from_fn(|i| &re[n + i]);
     // "本人", "俺" and the playful "偶" are "我".
     let trimmed = sentence.trim();
     let normal = match ["本人", "俺", "偶是"].into_iter().find(|w| trimmed.starts_with(w)) {
@@ -142,8 +167,8 @@ pub(crate) fn self_fact(sentence: &str, refused: fn(&str) -> bool) -> Option<Ext
         None if mine && statement.starts_with("我是") => "identity",
         None => return None,
     };
-    let third = statement.replace("我们", "用户").replace('我', "用户");
-    let text = if news { format!("用户{third}") } else { third };
+    let is = (news || mine) && (role_alone.is_match(&first_clause) || noun_alone.is_match(&first_clause));
+    let text = third_person(&statement, news, is, age.is_match(&first_clause));
     let kind = match category {
         "plan" => Kind::Task,
         "date" if !text.contains("生日") && !text.contains("纪念日") => Kind::Event,
@@ -204,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_role_alone_kin_the_user_has_and_a_dropped_wode_before_shi_are_the_users() {
-        one("高中数学老师 带俩毕业班", "用户高中数学老师，带俩毕业班", "work");
+        one("高中数学老师 带俩毕业班", "用户是高中数学老师，带俩毕业班", "work");
         one("有个弟弟 比我小五岁", "用户有个弟弟，比用户小五岁", "family");
         one("生日是5月20号", "用户生日是5月20号", "date");
     }
@@ -239,6 +264,15 @@ mod tests {
         one("我报了个日语班 每周两次", "用户报了个日语班，每周两次", "study");
         one("我每周六上午打羽毛球", "用户每周六上午打羽毛球", "habit");
         one("我打算明天去办护照", "用户打算明天去办护照", "plan");
+    }
+
+    #[test]
+    fn a_noun_alone_gets_back_its_shi_a_bare_age_its_sui_and_kin_after_wo_are_the_users() {
+        one("我日本人 在中国待了五年了", "用户是日本人，在中国待了五年了", "identity");
+        one("我护士 三班倒 累成狗", "用户是护士，三班倒，累成狗", "work");
+        one("我32了 不年轻咯", "用户32岁了，不年轻咯", "identity");
+        one("跑外卖的 风里雨里", "用户是跑外卖的，风里雨里", "work");
+        one("小名豆豆 只有我妈这么喊我", "用户小名豆豆，只有用户的妈这么喊用户", "identity");
     }
 
     #[test]
