@@ -32,6 +32,9 @@ pub struct Counts {
     pub false_pos: usize,
     /// keep=0 rows of this category.
     pub reject_rows: usize,
+    /// keep=1 rows that produced some fact of the user's, of whatever category (what the
+    /// memory panel shows; the category is how it is grouped).
+    pub kept_any: usize,
     /// keep=0 rows that produced only facts about someone else (`category:people`,
     /// "User's friend is allergic to peanuts"): kept about them, not as the user's.
     pub about_others: usize,
@@ -107,6 +110,10 @@ pub fn evaluate_rows(lang: &str, rows: &[Row]) -> Report {
             let c = r.by_category.entry(row.category.clone()).or_default();
             c.kept_rows += 1;
             r.total.kept_rows += 1;
+            if facts.iter().any(|f| !f.tags.iter().any(|t| t == PEOPLE)) {
+                c.kept_any += 1;
+                r.total.kept_any += 1;
+            }
             match facts.iter().find(|f| f.tags.contains(&tag)) {
                 Some(f) => {
                     c.found += 1;
@@ -155,8 +162,8 @@ pub fn table(r: &Report) -> String {
         s += &format!("  {c:<15} {:>4} rows, {} kept as the user's fact, {} kept about someone else\n", n.reject_rows, n.false_pos, n.about_others);
     }
     s += &format!(
-        "  total: {} to keep, {} not to keep; recall {:.3}, precision {:.3} (FP rows {}), exact text {:.3}\n",
-        r.total.kept_rows, r.total.reject_rows, r.recall(), r.precision(), r.total.false_pos, r.exact_rate()
+        "  total: {} to keep, {} not to keep; recall {:.3}, precision {:.3} (FP rows {}), exact text {:.3}; kept in any category {:.3}\n",
+        r.total.kept_rows, r.total.reject_rows, r.recall(), r.precision(), r.total.false_pos, r.exact_rate(), r.total.kept_any as f64 / r.total.kept_rows.max(1) as f64
     );
     s
 }

@@ -159,11 +159,16 @@ pub(crate) fn category(lower: &str) -> &'static str {
     if p.possession_head.is_match(lower) && !p.trait_noun.is_match(lower) && !p.categories.iter().any(|(name, re)| ["health", "family", "study", "work", "place"].contains(name) && re.is_match(lower)) {
         return "possession";
     }
+    // How the user gets to work says where they live ("I bike to work every day", "my
+    // commute is an hour"), however often they do it.
+    if p.commute.is_match(lower) {
+        return "place";
+    }
     // How often says a habit ("I run every morning before work"), unless it is the work.
     if p.frequency.is_match(lower) && !lower.starts_with("i work") {
         return "habit";
     }
-    if p.identity.is_match(lower) || (lower.starts_with("i'm ") || lower.starts_with("i am ")) && lower.split(|c: char| !c.is_alphabetic()).skip(1).take(4).any(is_people_or_faith) {
+    if p.identity.is_match(lower) || is_people_or_faith_predicate(lower) {
         return "identity";
     }
     // "I'm a high school chemistry teacher": the role is the head, whatever names its school.
@@ -188,6 +193,14 @@ pub(crate) fn category(lower: &str) -> &'static str {
     "habit"
 }
 
+/// "I'm Korean", "I'm a proud Catholic", "I'm half Irish": a people or faith is what the
+/// speaker is, not what they talk about ("I'm obsessed with Korean dramas").
+fn is_people_or_faith_predicate(lower: &str) -> bool {
+    let Some(rest) = lower.strip_prefix("i'm ").or_else(|| lower.strip_prefix("i am ")) else { return false };
+    let mut words = rest.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty());
+    words.find(|w| !["a", "an", "half", "proud", "proudly", "born", "ethnically", "part", "originally", "also", "actually", "fully", "quarter"].contains(w)).is_some_and(is_people_or_faith)
+}
+
 /// "I'm X" → "User is X", "I love Y" → "User loves Y", "My Z is W" → "User's Z is W";
 /// later "I", "my", "me" become "they", "their", "them".
 pub(crate) fn third_person(clause: &str) -> Option<String> {
@@ -202,6 +215,8 @@ pub(crate) fn third_person(clause: &str) -> Option<String> {
             "i've been" | "i have been" => "has been",
             "i've" | "i have" | "i've got" | "i have got" => "has",
             "i had" => "had",
+            "i'll" | "i will" => "will",
+            "i'd" => "would",
             _ => "is",
         };
         (format!("User {verb}"), &c[m[0].len()..])
@@ -308,6 +323,7 @@ struct Patterns {
     pet_named: Regex,
     date: Regex,
     frequency: Regex,
+    commute: Regex,
     identity: Regex,
     categories: Vec<(&'static str, Regex)>,
 }
@@ -323,7 +339,7 @@ fn patterns() -> &'static Patterns {
         let re = crate::statements::pattern;
         let cat = |name: &'static str, s: &str| (name, re(s));
         Patterns {
-            be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had)\b"),
+            be: re(r"(?i)^(i'm|i am|i was|i've been|i have been|i've got|i have got|i've|i have|i had|i'll|i will|i'd)\b"),
             my: re(r"^(?i:my)\b"),
             me_and_my: re(r"^(?i:me and my)\b"),
             partner_and_i: re(&format!(r"^((?i:my|our) (?:\w+ )?(?i:{RELATIVES})(?: [A-Z][a-z]+)?) (?:and|&) I\b")),
@@ -338,35 +354,36 @@ fn patterns() -> &'static Patterns {
             my_word: re(r"(\W)(?i:my)\b"),
             me_word: re(r"(\W)(?i:me)\b"),
             myself: re(r"(\W)(?i:myself)\b"),
-            favorite: re(r"^my (?:favorite|favourite) ([a-z ]{2,30}?) (?:is|are|was)\b"),
+            favorite: re(r"^my (?:favorite|favourite|fav|fave) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),
-            prefer_head: re(r"^i (?:really |much |generally |usually |definitely |also |still )?(?:prefer|would rather)\b"),
+            prefer_head: re(r"^i (?:really |much |generally |usually |definitely |also |still )?(?:prefer|would rather)\b|^i'd (?:much )?rather\b|^i(?:'m| am) (?:more of )?an? (?:cat|dog|morning|night|beach|mountain|coffee|tea|summer|winter) person\b"),
             emphatic_do: re(r"^I\s+do\s+((?:(?i:really|also|still|sometimes|often)\s+)?(?i:enjoy|like|love|miss|find|drink|eat|want|need|feel|prefer|play|watch|listen|know|hope|wish|care|appreciate|remember|believe|think|have|read)\b)"),
             // "I have a fear of deep water", "I've got a knack for languages": a trait, not a thing.
             trait_noun: re(r"\b(?:fear|phobia|habit|knack|talent|gift for|passion|weakness|tendency|hobby|hobbies|love of|interest in|sense of)\b"),
             favorite_last: re(r"^([A-Za-z][A-Za-z' -]{1,40}?) (is|are) my ((?:favorite|favourite)(?: [a-z]+){0,3}|mother tongue|native language|first language|weakness)$"),
             likes: re(r"^i (?:really |also |just |absolutely |truly )?(love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\s+(?:to\s+)?(.{2,60}?)(?:\s+(?:so much|a lot|very much|the most))?$"),
-            plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|saving (?:up )?for)\b|^my (?:plan|goal|dream|aim) (?:is|for)\b|^i(?:'m| am) (?:so |really |also |super |very )*(?:looking forward to|excited to) [a-z]+|^i (?:really |just )?(?:can't|cannot|cant) wait to [a-z]+"),
+            plan_head: re(r"^i(?:'m| am|'ve| have)? (?:plan(?:ning)? (?:to|on)|want to|hope to|hoping to|intend to|going to|gonna|would like to|aspire to|dream of|aim to|aiming to|determined to|decided to|applying (?:to|for)|starting|signing up|training for|renovating|going back to|booked|moving in with|getting married|getting an? [a-z]+|saving (?:up )?(?:for|to))\b|^my (?:plan|goal|dream|aim) (?:is|for)\b|^i(?:'m| am) (?:so |really |also |super |very )*(?:looking forward to|excited to) [a-z]+|^i (?:really |just )?(?:can't|cannot|cant) wait to [a-z]+"),
             allergy: re(r"allergic to ([a-z ]{2,30})"),
             diet: re(r"\b(?:i(?:'m| am) (?:a )?(?:vegetarian|vegan|pescatarian|on a [a-z]+ diet|keto|gluten[- ]free)|i (?:eat|follow) (?:a )?(?:vegan|vegetarian|plant-based|keto|paleo|kosher|halal))\b"),
             status: re(r"^i(?:'m| am) (?:single|married|divorced|engaged|widowed|in a relationship|dating)\b"),
-            age: re(r"^i(?:'m| am) (?:\d{1,3}|[a-z]+(?:-[a-z]+)?) years? old\b|^i(?:'m| am) in my (?:twenties|thirties|forties|fifties|sixties|seventies|\d0s)\b"),
+            age: re(r"^i(?:'m| am) (?:\d{1,3}|[a-z]+(?:-[a-z]+)?) years? old\b|^i(?:'m| am) [0-9]{1,3}\b|^i(?:'m| am) turning [0-9]{1,3}\b|^i (?:just )?turned [0-9]{1,3}\b|^i(?:'m| am) in my (?:twenties|thirties|forties|fifties|sixties|seventies|\d0s)\b"),
             birthday: re(r"^my birthday\b|\bi was born on\b"),
             hometown: re(r"^i(?:'m| am) (?:originally )?from\b|^i grew up in\b|^i was (?:born|raised) in\b"),
             relative_named: re(&format!(r"(?i)\bmy ({RELATIVES})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called|,)\s+([A-Z][a-z]+)")),
             pet_named: re(&format!(r"(?i)\b(?:my |a |an |two |three )?({PETS})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called)\s+([A-Z][a-z]+|[a-z]+)")),
-            date: re(&format!(r"\b(?:birthday|bday|anniversary|born on|wedding (?:is|was) on|due date|appointment|interview|ceremony|name day|scheduled for)\b|\b(?:on|is|by|until|since|the) (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)\b|{MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTHS}\b|(?:first|second|third|\w+th) of {MONTHS}\b)|\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")),
+            date: re(&format!(r"\b(?:birthday|bday|anniversary|born on|wedding (?:is|was) on|due date|appointment|interview|ceremony|name day|scheduled for)\b|\b(?:on|is|by|until|since|the) (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)\b|{MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTHS}\b|(?:first|second|third|\w+th) of {MONTHS}\b)|\b(?:on|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")),
+            commute: re(r"\bcommute\b|\b(?:bike|cycle|walk|drive|ride|take the (?:bus|train|metro|subway|tube|tram|ferry)) (?:[0-9]+ (?:mins?|minutes|hours?) )?to work\b"),
             frequency: re(r"\b(?:every (?:day|week|weekend|morning|evening|night|year|month|summer|winter|sunday|saturday)|once a|twice a|\w+ times a|most (?:mornings|evenings|nights|weekends|days)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends))\b"),
-            identity: re(r"\b(?:years? old|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),
+            identity: re(r"\b(?:years? old|turning [0-9]{1,3}\b|(?:just )?turned [0-9]{1,3}\b|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),
             categories: vec![
-                cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise|halal|kosher|dairy|dairy-free|celiac|coeliac|fasting|knee|back pain|glasses|contact lenses|blood pressure|cholesterol|meds|eczema|psoriasis|colou?rblind|thyroid|hypothyroidism|hyperthyroidism|epilep\w*|seizures|hearing aid|ptsd|bipolar|ocd|quit (?:drinking|smoking)|smoker)\b"),
-                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted| got| just got| bought) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
-                cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons|majored|bootcamp|mba|homeschool\w*|in (?:the )?\w+ grade|thesis|diploma|certificate|apprentice\w*|undergrad\w*|enrolled|med school|law school|grad school|went to (?:[A-Z]\w+|\w+ (?:school|college|university)))\b"),
-                cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*|pharmacist|vet|veterinarian|paralegal|dentist|journalist|reporter|editor|cto|cfo|coo|stay-at-home|surgeon|therapist|consultant|analyst|technician|clerk|receptionist|paramedic|carpenter|welder|hairdresser|tailor|seamstress|banker|realtor|marketing|sales|i teach|teach \w+ grade|run my own|self-employed|unemployed|promoted|intern|internship|startup)\b"),
+                cat("health", r"\b(?:allerg\w*|vegetarian|vegan|pescatarian|diet|gluten|lactose|diabet\w*|asthma|cancer|surgery|injur\w*|disabilit\w*|blind|deaf|wheelchair|anxiety|depress\w*|adhd|autism|autistic|medication|pregnant|sick|illness|disease|health\w*|doctor told|sober|recovering|chronic|arthritis|migraine\w*|insomnia|eat (?:meat|fish)|calories|weight|gym|fitness|work out|workout|exercise|halal|kosher|dairy|dairy-free|celiac|coeliac|fasting|knee|back pain|glasses|contact lenses|blood pressure|cholesterol|meds|eczema|psoriasis|colou?rblind|thyroid|hypothyroidism|hyperthyroidism|epilep\w*|seizures|hearing aid|ptsd|bipolar|ocd|quit (?:drinking|smoking)|smoker|keto|ibs|endometriosis|pcos|acl|physio\w*|epipen|covid|(?:eat|drink) (?:pork|beef|dairy|eggs|alcohol|gluten))\b"),
+                cat("family", &format!(r"^(?:my |me and my )(?:\w+ )?{RELATIVES}\b|\bi(?:'m| am) (?:single|married|divorced|engaged|widowed|a widow(?:er)?|a (?:\w+ )?(?:mom|mum|mother|dad|father|parent|grandma|grandmother|grandfather|twin|only child|stepmom|stepdad)|an only child|pregnant|in a relationship)\b|\b(?:married|divorced|engaged to|dating)\b|\bi(?: have|'ve got|'ve| have got) (?:a |an |\w+ )?(?:\w+ )?{RELATIVES}\b|\bmy (?:\w+ )?{PETS}\b|\bi(?: have|'ve got|'ve| have got| adopted| got| just got| bought) (?:a |an |\w+ )?(?:\w+ )?{PETS}\b|\b{PETS} (?:named|called)\b")),
+                cat("study", r"\b(?:school|college|university|student|studying|study|major(?:ing)?|degree|graduat\w*|class(?:es)?|course|phd|masters?|bachelor\w*|freshman|sophomore|junior year|senior year|homework|semester|campus|learning to|taking lessons|majored|bootcamp|mba|homeschool\w*|year [0-9]{1,2}|ielts|toefl|gre|gmat|a-levels?|gcses?|exams?|cpa|lsat|mcat|in (?:the )?\w+ grade|thesis|diploma|certificate|apprentice\w*|undergrad\w*|enrolled|med school|law school|grad school|went to (?:[A-Z]\w+|\w+ (?:school|college|university)))\b"),
+                cat("work", r"\b(?:work\w*|job|jobs|career|employ\w*|boss|office|company|business|retired|retire|profession\w*|hired|fired|quit|salary|shift|coworkers?|colleagues?|clients?|customers?|manager|engineer|teacher|nurse|doctor|lawyer|chef|cook at|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|police|officer|soldier|army|navy|military|marine|veteran|accountant|programmer|developer|designer|writer|author|artist|musician|singer|actor|actress|dancer|photographer|waitress|waiter|bartender|cashier|barista|nanny|janitor|librarian|scientist|researcher|professor|coach|stunt|wrestler|athlete|model|ceo|owner|entrepreneur|freelanc\w*|volunteer\w*|pharmacist|vet|veterinarian|paralegal|dentist|journalist|reporter|editor|cto|cfo|coo|stay-at-home|stay at home|lecturer|tutor|surgeon|therapist|consultant|analyst|technician|clerk|receptionist|paramedic|carpenter|welder|hairdresser|tailor|seamstress|banker|realtor|marketing|sales|i teach|teach \w+ grade|run my own|self-employed|unemployed|promoted|intern|internship|startup)\b"),
                 cat("place", r"\b(?:live|lives|lived|living|grew up|born in|raised in|from|moved|moving|hometown|apartment|neighborhood|relocat\w*|immigrated|emigrated|childhood in|my home is|based in|[a-z]+ based|dorm|settled in)\b"),
-                cat("plan", r"\b(?:plan|plans|planning|want to|wanna|going to|gonna|hope to|hoping to|goal|dream|someday|one day|next (?:year|month|week|summer|spring|fall|winter)|saving (?:up )?for|about to|intend|aspire|would like to|trying to)\b"),
+                cat("plan", r"\b(?:flying to|heading to|travell?ing to|plan|plans|planning|want to|wanna|going to|gonna|hope to|hoping to|goal|dream|someday|one day|next (?:year|month|week|summer|spring|fall|winter)|saving (?:up )?for|about to|intend|aspire|would like to|trying to)\b"),
                 cat("habit", r"\b(?:afraid of|scared of|fear|phobia|terrified|hobby|hobbies|every (?:day|week|weekend|morning|night|year|month)|once a|twice a|usually|always|often|daily|weekly|play|plays|playing|practice|practise|collect\w*|skilled|good at|speak|fluent|can (?:play|speak|cook|sing|dance|swim|draw|code))\b"),
-                cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite)\b|\bfavorite\b|\bi(?:'m| am) (?:really |so |totally |super |very |a )?(?:(?:big |huge |massive )?fan of|into|obsessed with|passionate about|crazy about|mad about|nuts about|addicted to)\b|\bi(?:'m| am) an? (?:big |huge |massive )?(?:[a-z]+ ){1,3}fan\b|^i find (?:[a-z]+ ){1,4}(?:boring|amazing|fun|relaxing|fascinating|beautiful|annoying|overrated|delicious|disgusting)\b|\bmy (?:passion|weakness)\b"),
+                cat("preference", r"^i (?:really |also |just |absolutely |truly )?(?:love|like|enjoy|prefer|adore|hate|dislike|detest|don't like|do not like|can't stand)\b|\bmy (?:favorite|favourite|fav|fave)\b|\b(?:favorite|fav|fave)\b|\bi(?:'m| am) (?:really |so |totally |super |very |a )?(?:(?:big |huge |massive )?fan of|into|obsessed with|passionate about|crazy about|mad about|nuts about|addicted to)\b|\bi(?:'m| am) an? (?:big |huge |massive )?(?:[a-z]+ ){1,3}fan\b|^i find (?:[a-z]+ ){1,4}(?:boring|amazing|fun|relaxing|fascinating|beautiful|annoying|overrated|delicious|disgusting)\b|\bmy (?:passion|weakness)\b"),
                 cat("possession", r"^i (?:have|own|bought|got|drive|ride)\b|^i've got\b"),
             ],
         }

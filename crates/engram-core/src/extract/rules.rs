@@ -211,6 +211,11 @@ pub(crate) fn rules() -> &'static [Rule] {
                 if answers.iter().any(|a| said.starts_with(a)) || said.split_whitespace().count() < 3 {
                     return Vec::new();
                 }
+                // A correction that only takes back ("no no, the trip isn't mine", "scratch
+                // that, it was a typo", "that date was made up") states nothing to keep.
+                if crate::statements::refusal::only_takes_back(&said) {
+                    return Vec::new();
+                }
                 let mut e = untagged(Kind::Fact, format!("Correction from the user: {}", clean(&c[1])), 0.8, 0.9);
                 e.tags.push("correction".into());
                 vec![e]

@@ -22,6 +22,10 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     } else if rest.trim_end().ends_with('?') {
         return out;
     }
+    // What others say of the speaker ("according to my dad, I was a loud baby") is theirs.
+    if p.hearsay.is_match(rest) {
+        return out;
+    }
     let mut start = 0;
     // A cut runs from the separator's start to the word that begins the next clause: a first
     // person, a new subject ("…, it's a beautiful country", "… but it needs new strings") or
@@ -50,8 +54,8 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
         // infinitive it may share ("I like to hike and read books").
         let but = rest[s..e].trim_start().starts_with("but");
         let shares = !but && (before.contains(',') || p.infinitive.is_match(before));
-        let joins = !verb || (p.speaker_head.is_match(before) && before.split_whitespace().count() >= 3 && !shares);
-        if joins && !one_subject(&rest[from..s]) {
+        let joins = !verb || ((p.speaker_head.is_match(before) || restored(before).is_some()) && before.split_whitespace().count() >= 3 && !shares);
+        if joins && (rest[s..e].contains([',', ';']) || !one_subject(&rest[from..s])) {
             cuts.push((s, e, verb));
         }
     }
@@ -60,7 +64,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     for (s, e, verb) in cuts {
         let c = tidy(&rest[start..s]);
         if !c.is_empty() {
-            out.push((if implied { format!("I {c}") } else { c }, start..s));
+            out.push((if implied && !c.starts_with("I ") && !c.starts_with("I'") { format!("I {c}") } else { c }, start..s));
         }
         (start, implied) = (e, verb);
     }
@@ -80,18 +84,61 @@ fn tidy(piece: &str) -> String {
         c = next;
     }
     let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
-    // Chat drops the "I" of news: "just got a new job at Google", "been vegetarian for 5 years".
-    let c = match p.dropped_i.captures(&c) {
-        Some(m) if m.get(1).is_some() => format!("I've {c}"),
-        Some(_) => format!("I {c}"),
-        None => c,
-    };
+    // "cant", "dont", "isnt" typed without their apostrophe.
+    let c = p.no_apostrophe.replace_all(&c, "${1}'t").into_owned();
+    let c = restored(&c).unwrap_or(c);
     // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
     let c = p.bare_i.replace(&c, "I'$1");
     p.lower_i.replace_all(&c, "I$1").into_owned()
 }
 
+/// A clause typed without its subject, with it put back: chat drops the "I" of news ("just
+/// got a new job at Google", "been vegetarian for 5 years"), of a state or an activity
+/// ("allergic to penicillin fyi", "majoring in comp sci at UT", "going to japan in april"),
+/// of a present fact ("work at Siemens in HR", "have a little brother", "used to live in
+/// Berlin"), and the "my" of an attribute ("hometown is Guadalajara", "fave movie is…").
+/// `None` when the clause has its subject or is not one of these.
+fn restored(c: &str) -> Option<String> {
+    let p = patterns();
+    if let Some(m) = p.dropped_i.captures(c) {
+        return Some(if m.get(1).is_some() { format!("I've {c}") } else { format!("I {c}") });
+    }
+    if p.dropped_am.is_match(c) {
+        return Some(format!("I'm {c}"));
+    }
+    if p.dropped_do.is_match(c) && !p.wish.is_match(c) {
+        return Some(format!("I {c}"));
+    }
+    if let Some(m) = p.here.captures(c).filter(|m| is_noun_phrase(&m[1])) {
+        let what = &m[1];
+        let article = if what.starts_with(|ch: char| "aeiouAEIOU".contains(ch)) { "an" } else { "a" };
+        return Some(format!("I'm {article} {what}"));
+    }
+    if p.role_alone.is_match(c) {
+        let article = if c.starts_with(|ch: char| "aeiouAEIOU".contains(ch)) { "an" } else { "a" };
+        let c = c.strip_prefix("a ").or_else(|| c.strip_prefix("an ")).unwrap_or(c);
+        return Some(format!("I'm {article} {c}"));
+    }
+    p.dropped_my.is_match(c).then(|| format!("My {c}"))
+}
+
+/// A few words that may name what someone is ("nurse", "only child", "mom of 3"): no verb
+/// form ("started raining"), no pronoun or adverb ("same", "me", "just").
+fn is_noun_phrase(what: &str) -> bool {
+    let words: Vec<String> = what.split_whitespace().map(str::to_lowercase).collect();
+    let not_nouns = ["same", "me", "you", "it", "just", "over", "right", "been", "still", "not", "nobody", "anyone", "someone", "everyone", "all", "nothing", "everything", "back", "there", "out"];
+    words.len() <= 3 && !words.iter().any(|w| w.ends_with("ed") || w.ends_with("ing") || not_nouns.contains(&w.as_str()))
+}
+
 struct Patterns {
+    dropped_am: Regex,
+    dropped_do: Regex,
+    dropped_my: Regex,
+    wish: Regex,
+    here: Regex,
+    hearsay: Regex,
+    role_alone: Regex,
+    no_apostrophe: Regex,
     question_tail: Regex,
     cut: Regex,
     opener: Regex,
@@ -111,13 +158,24 @@ fn patterns() -> &'static Patterns {
     P.get_or_init(|| {
         let re = super::pattern;
         Patterns {
+            dropped_am: re(r"^(?i:(?:also|now|still|currently|recently|so|pretty|super|really|severely|mildly|totally)\s+)*(?i:allergic to|intolerant to|lactose intolerant|gluten intolerant|terrified of|scared of|afraid of|obsessed with|addicted to|married to|engaged to|divorced|widowed|single|pregnant|retired|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac|originally from|new to|based in|majoring in|minoring in|studying|prepping for|preparing for|cramming for|revising for|training for|doing my|taking (?:a|an|evening|night|online|weekend|some)? ?(?:class|classes|course|courses|lessons)|learning|recovering from|turning [0-9]+|getting (?:a|an|married|my)|going to (?:[A-Z]|[a-z]+ (?:in|for|next|this|on)\b|(?:see|visit|watch|start|try|move|buy|learn|take|do|be)\b)|gonna [a-z]+|hoping to|trying to|planning (?:to|on)|saving (?:up )?(?:to|for)|moving to|flying to|heading to [A-Z]|working (?:as|at|on|in|for)|living in|in my (?:[0-9]0s|twenties|thirties|forties|fifties|sixties))\b"),
+            dropped_do: re(r"^(?i:(?:also|now|still|currently|usually|mostly|only|really|actually)\s+)*(?i:work (?:as|at|in|for|from)|live (?:in|out|with|on|near|alone|by)|have (?:a|an|two|three|four|five|six|[0-9]+) |love (?:to )?[a-z]|hate [a-z]|cant stand|can't stand|run (?:every|[0-9])|play (?:the|in|for|on)|drive (?:a|an)|own (?:a|an|two|[0-9])|speak [A-Za-z]|used to|grew up|was born|lived in|studied [a-z]|trained as|worked (?:as|at|in|for)|(?:tore|broke|sprained|fractured|injured|hurt|pulled|dislocated) my|go (?:to the gym|running|swimming|climbing|hiking|fishing))"),
+            dropped_my: re(r"^(?i:hometown|birthday|bday|fav|fave|favorite|favourite|commute|name|surname|nickname|major|degree|goal|plan|dream|graduation|wedding|exam|interview|appointment|surgery|due date)\b[a-z ]{0,30}\b(?i:is|are|was)\b"),
+            // "nurse here", "INFJ here", "only child here": the speaker introduced by what they are.
+            hearsay: re(r"^(?i:according to|apparently|supposedly|rumou?r has it|word is)\b"),
+            here: re(r"^(?:an? )?([A-Za-z][A-Za-z0-9 -]{1,24}?) here$"),
+            // "mechanic by trade", "product manager at a gaming company": a role without its "I'm a".
+            role_alone: re(r"^(?i:(?:an? )?(?:[a-z-]+ ){0,2}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|accountant|developer|designer|manager|professor|lecturer|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian|paramedic|carpenter|welder|hairdresser|electrician|student|freelancer|intern) (?:by trade|at|for|in|with)\b)"),
+            no_apostrophe: re(r"(?i)\b(can|don|won|didn|isn|doesn|wasn|aren|haven|hasn|couldn|wouldn|shouldn)t\b"),
+            // "have a nice day", "love you": a wish or a word to the other, not a fact.
+            wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
-            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally)\b[\s,!.:;-]*)"),
-            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh))+$"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
+            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|morning|phew|yay)\b[\s,!.:;-]*)"),
+            tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh|fyi|sorry))+$"),
             // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
             // was said, not more of it.
-            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)"),
+            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|if that helps\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             bare_i: re(r"^(?i:i)(m|ve)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
@@ -128,7 +186,7 @@ fn patterns() -> &'static Patterns {
             infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
             // A clause that opens with the past of news, or with "been", and names what: the
             // speaker's, its "I" left out. ("Got it", "been there" point at another turn.)
-            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:an? )?[a-z]+ (?:for|since)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
+            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:(?:an? )?[a-z]+ (?:for|since|my whole life|all my life)|(?:in|living in|based in) [A-Za-z]+)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
         }
     })
 }
@@ -208,5 +266,25 @@ mod tests {
         assert_eq!(texts("lol yeah i have 3 kids so mornings are chaos"), vec!["I have 3 kids", "mornings are chaos"]);
         assert_eq!(texts("i'm a nurse at st mary's, night shifts are rough"), vec!["I'm a nurse at st mary's", "night shifts are rough"]);
         assert_eq!(texts("I'm allergic to bees so hiking is scary"), vec!["I'm allergic to bees", "hiking is scary"]);
+    }
+
+    #[test]
+    fn a_subject_chat_leaves_out_is_put_back_and_a_wish_or_a_remark_is_not_given_one() {
+        assert_eq!(texts("allergic to penicillin fyi"), vec!["I'm allergic to penicillin"]);
+        assert_eq!(texts("work at Siemens in the HR department"), vec!["I work at Siemens in the HR department"]);
+        assert_eq!(texts("hometown is guadalajara"), vec!["My hometown is guadalajara"]);
+        assert_eq!(texts("nurse here"), vec!["I'm a nurse"]);
+        assert_eq!(texts("mechanic by trade, 20 yrs at the same garage"), vec!["I'm a mechanic by trade, 20 yrs at the same garage"]);
+        assert_eq!(texts("used to live in berlin but moved to lisbon in 2022"), vec!["I used to live in berlin", "I moved to lisbon in 2022"]);
+        for said in ["have a great weekend", "love it", "Started raining here", "same here", "going to bed"] {
+            assert!(!texts(said).iter().any(|c| c.starts_with('I')), "{said:?}: {:?}", texts(said));
+        }
+    }
+
+    #[test]
+    fn a_lower_case_i_starts_a_clause_of_its_own_and_hearsay_is_not_the_speakers() {
+        assert_eq!(texts("im 19 so i cant really rent a car here yet"), vec!["I'm 19", "I can't really rent a car here yet"]);
+        assert_eq!(texts("beach holidays bore me, i'd rather go hiking"), vec!["beach holidays bore me", "I'd rather go hiking"]);
+        assert!(clauses("according to my dad, i was a really loud baby").is_empty());
     }
 }

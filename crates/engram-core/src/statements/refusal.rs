@@ -47,7 +47,10 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     // "they/them pronouns" names pronouns; it does not point with them.
     let pointing = p.pronoun_set.replace_all(&lower, "");
     let third_person = p.third_person.find(&pointing).is_some_and(|m| !p.someone_before.is_match(&m.as_str()[..m.as_str().rfind(' ').unwrap_or(0)]));
-    if p.pointer_tail.is_match(&pointing) || p.pointer.is_match(&pointing) || p.pointer_object.is_match(&pointing) || third_person || p.bridging.is_match(&pointing) {
+    // "I have a kindle and like 400 books on it": a pronoun after a thing the clause names
+    // points to it, not to another turn.
+    let pointer = p.pointer.find(&pointing).is_some_and(|m| !p.antecedent.is_match(m.as_str()));
+    if p.pointer_tail.is_match(&pointing) && !p.antecedent.is_match(&pointing) || pointer || p.pointer_object.is_match(&pointing) || third_person || p.bridging.is_match(&pointing) {
         return Some("its object points to another turn");
     }
     if content_words(&lower) == 0 {
@@ -57,6 +60,12 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
         return Some(SOMEONE_ELSE);
     }
     None
+}
+
+/// Whether what follows a correction's "no" only takes something back ("no, the trip isn't
+/// mine", "scratch that, it was a typo", "that date was made up"): nothing to keep.
+pub(crate) fn only_takes_back(lower: &str) -> bool {
+    patterns().takes_back.is_match(lower)
 }
 
 /// Whether a clause states nothing a keyed rule may read as the user's fact: reported
@@ -161,6 +170,8 @@ struct Patterns {
     dislike: Regex,
     pointer_tail: Regex,
     pointer: Regex,
+    takes_back: Regex,
+    antecedent: Regex,
     third_person: Regex,
     someone_before: Regex,
     bridging: Regex,
@@ -187,11 +198,14 @@ fn patterns() -> &'static Patterns {
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
             hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too| so)?$|did(?: too| so)?$|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
-            reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read (?:that|about|somewhere|online|in the)|saw on|was told)\b"),
+            reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read (?:that|about|somewhere|online|in the)|saw on|was told)\b|^according to\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
-            pointer_tail: re(r"\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
+            pointer_tail: re(r"\bin the same boat\b|\bsame here\b|\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b|^i (?:just )?(?:can't|cannot|cant) (?:eat|drink|have|tolerate|digest) ([a-z']+)"),
+            // A thing named with its determiner ("a kindle", "my new bike", "two cats").
+            antecedent: re(r"\b(?:a|an|my|our|two|three|four|five|[0-9]+)\s+(?:[a-z]+\s+){0,2}[a-z]{3,}\b.*\b(?:it|them|they|one|there)\b"),
+            takes_back: re(r"^(?:no[, ]+)*(?:scratch that|ignore that|forget that|never ?mind|my bad|typo|(?:that|it|the [a-z]+)(?: [a-z]+)? (?:is|was|isn'?t|wasn'?t) (?:not |made up|a typo|wrong|mine|a mistake))|\b(?:you got it wrong|made up|was a typo)\b"),
             pointer: re(r"^(?:i|my)\b.*\b(?:it|there|those|these|them|they|mine)\b"),
             // "I love his music", "my favorite song by him": a third person's, unless someone
             // the clause names comes first ("I help people find their purpose").

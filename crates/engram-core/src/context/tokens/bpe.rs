@@ -69,6 +69,9 @@ impl MergeCache {
 }
 
 const MERGE_CACHE_LIMIT: usize = 1 << 15;
+/// Pieces shorter than this are merged each time, not cached: their merge (a pair or two
+/// looked up) costs about what the cache's lookup and insert would.
+const UNCACHED: usize = 6;
 /// Pieces longer than this are merged each time, not cached (the cache's bytes stay bounded).
 const MERGE_CACHE_PIECE: usize = 256;
 
@@ -188,6 +191,10 @@ impl Bpe {
         match self.table.rank_hashed(piece, h) {
             Some(r) => out.push(r),
             None if piece.len() <= 3 => self.short_into(piece, out),
+            None if piece.len() < UNCACHED => {
+                self.merging.over(&self.table).merge(piece, parts);
+                out.extend(parts[..parts.len() - 1].iter().map(|p| p.token));
+            }
             None => self.merged_into(piece, h, parts, out),
         }
     }
@@ -202,7 +209,7 @@ impl Bpe {
             self.short_into(piece, scratch);
             return scratch.len();
         }
-        if piece.len() > MERGE_CACHE_PIECE {
+        if piece.len() > MERGE_CACHE_PIECE || piece.len() < UNCACHED {
             // Not cached: its parts, less the sentinel, are its count.
             self.merging.over(&self.table).merge(piece, parts);
             return parts.len() - 1;

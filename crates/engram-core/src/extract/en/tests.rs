@@ -121,3 +121,20 @@ fn dates_frequencies_faiths_and_plans_get_their_categories() {
         assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
     }
 }
+
+#[test]
+fn a_pronoun_after_a_thing_the_clause_names_points_to_it_and_a_correction_that_only_takes_back_keeps_nothing() {
+    let kept = |s: &str| crate::extract::extract(s).into_iter().map(|e| e.text).collect::<Vec<_>>();
+    assert_eq!(kept("i have a kindle and like 400 books on it"), vec!["User has a kindle and like 400 books on it"]);
+    assert_eq!(kept("i like it too"), Vec::<String>::new());
+    assert_eq!(kept("no no, the trip isnt mine, you got it wrong"), Vec::<String>::new());
+    assert_eq!(kept("i'm in the same boat"), Vec::<String>::new());
+}
+
+#[test]
+fn a_people_word_is_an_identity_only_as_what_the_speaker_is() {
+    assert_eq!(fact("I'm half Korean").tags, vec!["category:identity"]);
+    assert_eq!(fact("I'm obsessed with Korean dramas").tags, vec!["category:preference"]);
+    assert_eq!(fact("I bike to work every day").tags, vec!["category:place"]);
+}
+
