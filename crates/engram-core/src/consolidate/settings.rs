@@ -114,7 +114,7 @@ impl Consolidation {
                 return Err(Error::invalid("compression.summaryTokens", "must be at least 8"));
             }
             if !(0.0..=1.0).contains(&c.key_importance) {
-                return Err(Error::invalid("compression.keyImportance", format!("{} is outside [0, 1]", c.key_importance)));
+                return Err(Error::invalid("compression.keyImportance", format!("{} is outside [0, 1]", crate::error::shown(c.key_importance))));
             }
             crate::model::limits::check_at_most("compression.keyEvents", c.key_events, crate::model::limits::MAX_K)?;
         }
@@ -123,7 +123,7 @@ impl Consolidation {
                 return Err(Error::invalid("episodes.budgetTokens", "must be at least 8"));
             }
             if !(0.0..=1.0).contains(&ep.min_importance) {
-                return Err(Error::invalid("episodes.minImportance", format!("{} is outside [0, 1]", ep.min_importance)));
+                return Err(Error::invalid("episodes.minImportance", format!("{} is outside [0, 1]", crate::error::shown(ep.min_importance))));
             }
         }
         if let Some(p) = &self.patterns {

@@ -191,7 +191,7 @@ impl Engram {
         self.validate_text(&input.text)?;
         for (field, v) in [("importance", input.importance), ("confidence", input.confidence)] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(Error::invalid(field, format!("{v} is outside [0, 1]")));
+                return Err(Error::invalid(field, format!("{} is outside [0, 1]", crate::error::shown(v))));
             }
         }
         check_tags(&input.tags)?;

@@ -24,15 +24,21 @@ pub enum Precision {
     Int8,
 }
 
-/// Sort `(slot, score)` best first (ties by slot) and keep `k`.
+/// Best first: the higher score, then the lower slot.
+fn best_first(a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Sort `(slot, score)` best first (ties by slot) and keep `k`: the `k` best are selected
+/// in linear time, then ordered by the core's one sort (`crate::sort`; a `sort_unstable`
+/// here was one more copy of the standard library's sort, ~10 KB of the module, for a list
+/// of `k`).
 pub fn top_k_by_score(hits: &mut Vec<(u32, f32)>, k: usize) {
-    let cmp = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if hits.len() > k && k > 0 {
-        hits.select_nth_unstable_by(k - 1, cmp);
-        hits.truncate(k);
+        hits.select_nth_unstable_by(k - 1, best_first);
     }
-    hits.sort_unstable_by(cmp);
     hits.truncate(k);
+    crate::sort::sort_by(hits, best_first);
 }
 
 /// Keep the `k` best of `hits` (as [`top_k_by_score`] would, unsorted) and return the
@@ -44,7 +50,7 @@ fn cut_to_best(hits: &mut Vec<(u32, f32)>, k: usize) -> f32 {
         return f32::NEG_INFINITY;
     }
     if hits.len() > k {
-        hits.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.select_nth_unstable_by(k - 1, best_first);
         hits.truncate(k);
         return hits[k - 1].1;
     }
