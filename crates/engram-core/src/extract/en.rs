@@ -171,6 +171,10 @@ pub(crate) fn category(lower: &str) -> &'static str {
     if p.identity.is_match(lower) || is_people_or_faith_predicate(lower) {
         return "identity";
     }
+    // "I moved to Denver for work": where the user lives is the head, whatever brought them.
+    if p.place_head.is_match(lower) {
+        return "place";
+    }
     // "I'm a high school chemistry teacher": the role is the head, whatever names its school.
     if p.role_head.is_match(lower) {
         return "work";
@@ -324,6 +328,7 @@ struct Patterns {
     date: Regex,
     frequency: Regex,
     commute: Regex,
+    place_head: Regex,
     identity: Regex,
     categories: Vec<(&'static str, Regex)>,
 }
@@ -372,6 +377,7 @@ fn patterns() -> &'static Patterns {
             relative_named: re(&format!(r"(?i)\bmy ({RELATIVES})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called|,)\s+([A-Z][a-z]+)")),
             pet_named: re(&format!(r"(?i)\b(?:my |a |an |two |three )?({PETS})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called)\s+([A-Z][a-z]+|[a-z]+)")),
             date: re(&format!(r"\b(?:birthday|bday|anniversary|born on|wedding (?:is|was) on|due date|appointment|interview|ceremony|name day|scheduled for)\b|\b(?:on|is|by|until|since|the) (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)\b|{MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTHS}\b|(?:first|second|third|\w+th) of {MONTHS}\b)|\b(?:on|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")),
+            place_head: re(r"^i(?:'ve| have)? (?:just |recently |finally |also )?(?:moved|relocated|live|lived|grew up|settled)\b"),
             commute: re(r"\bcommute\b|\b(?:bike|cycle|walk|drive|ride|take the (?:bus|train|metro|subway|tube|tram|ferry)) (?:[0-9]+ (?:mins?|minutes|hours?) )?to work\b"),
             frequency: re(r"\b(?:every (?:day|week|weekend|morning|evening|night|year|month|summer|winter|sunday|saturday)|once a|twice a|\w+ times a|most (?:mornings|evenings|nights|weekends|days)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends))\b"),
             identity: re(r"\b(?:years? old|turning [0-9]{1,3}\b|(?:just )?turned [0-9]{1,3}\b|born in (?:19|20)\d\d|native language|first language|mother tongue|i speak|fluent in|nickname|full name|surname|my name|go by|pronouns|nonbinary|non-binary|transgender|i(?:'m| am) (?:trans|gay|lesbian|bisexual|queer|straight|religious|spiritual|left-handed|right-handed|an introvert|an extrovert|introverted|extroverted|a (?:man|woman|guy|girl|boy|lady|gentleman)\b))"),

@@ -216,6 +216,13 @@ pub(crate) fn rules() -> &'static [Rule] {
                 if crate::statements::refusal::only_takes_back(&said) {
                     return Vec::new();
                 }
+                // A bare "no" corrects a statement ("No the deadline is Friday"), not a noun:
+                // "no dairy pls" asks for something.
+                let bare_no = c[0].trim_start().to_lowercase().strip_prefix("no ").is_some();
+                let subjects = ["the ", "it", "that", "this", "its", "we ", "he ", "she ", "they ", "you "];
+                if bare_no && !subjects.iter().any(|w| said.starts_with(w)) {
+                    return Vec::new();
+                }
                 let mut e = untagged(Kind::Fact, format!("Correction from the user: {}", clean(&c[1])), 0.8, 0.9);
                 e.tags.push("correction".into());
                 vec![e]

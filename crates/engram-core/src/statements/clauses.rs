@@ -170,7 +170,7 @@ fn patterns() -> &'static Patterns {
             // "have a nice day", "love you": a wish or a word to the other, not a fact.
             wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+but\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|morning|phew|yay)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh|fyi|sorry))+$"),
             // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
@@ -186,7 +186,7 @@ fn patterns() -> &'static Patterns {
             infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
             // A clause that opens with the past of news, or with "been", and names what: the
             // speaker's, its "I" left out. ("Got it", "been there" point at another turn.)
-            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:(?:an? )?[a-z]+ (?:for|since|my whole life|all my life)|(?:in|living in|based in) [A-Za-z]+)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
+            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:(?:an? )?(?:[a-z]+ ){0,2}[a-z]+ (?:for|since|my whole life|all my life)|(?:in|living in|based in) [A-Za-z]+)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
         }
     })
 }

@@ -138,3 +138,13 @@ fn a_people_word_is_an_identity_only_as_what_the_speaker_is() {
     assert_eq!(fact("I bike to work every day").tags, vec!["category:place"]);
 }
 
+#[test]
+fn what_people_say_while_asking_for_something_is_kept_and_the_request_is_not() {
+    let kept = |s: &str| crate::extract::extract(s).into_iter().map(|e| (e.text, e.tags)).collect::<Vec<_>>();
+    assert_eq!(kept("can you suggest a recipe? no dairy pls, im lactose intolerant"), vec![("User is lactose intolerant".to_owned(), vec!["category:health".to_owned()])]);
+    assert_eq!(kept("ugh long day. just got off a 12h shift, i'm a nurse in the ER so it's always like this"), vec![("User is a nurse in the ER".to_owned(), vec!["category:work".to_owned()])]);
+    assert_eq!(kept("been learning guitar for 2 years now"), vec![("User has been learning guitar for 2 years now".to_owned(), vec!["category:habit".to_owned()])]);
+    assert_eq!(kept("moved to denver last year for work"), vec![("User moved to denver last year for work".to_owned(), vec!["category:place".to_owned()])]);
+    assert!(kept("No the deadline is Friday").iter().any(|(t, _)| t == "Correction from the user: the deadline is Friday"));
+}
+
