@@ -94,6 +94,27 @@ test("a Chinese chat typed as people type it shows under each turn what was kept
   await context.close();
 });
 
+test("an English chat typed as people type it, on a phone, keeps what was said about the user and not the request around it", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await openPage(context, url("en-chat"));
+  await chat(page, "allergic to penicillin fyi");
+  await chat(page, "can you suggest a recipe? no dairy pls, im lactose intolerant");
+  await chat(page, "have a great weekend!");
+  await settled(page);
+  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  assert.equal(kept.length, 3, kept.join(" | "));
+  assert.match(kept[0], /^kept: .*User is allergic to penicillin/);
+  assert.match(kept[1], /^kept: .*User is lactose intolerant/);
+  assert.doesNotMatch(kept[1], /Correction/, "a request is not a correction");
+  assert.equal(kept[2], "nothing kept from this message", "a wish keeps nothing");
+  const texts = await memoryTexts(page);
+  assert.ok(texts.includes("User is allergic to penicillin"), texts.join(" | "));
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no horizontal overflow");
+  await shot(page, "www-english-chat-phone");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test("with an OpenAI-compatible endpoint: the context is sent and the answer streams in", async () => {
   const stub = await startStub();
   const context = await browser.newContext();
