@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex_lite::Captures;
 
 use crate::extract::rules::{clean, fact, Rule};
-use crate::extract::zh::self_facts::{cat, REL_ALT};
+use crate::extract::zh::self_facts::{cat, is_relative};
 use crate::extract::Extracted;
 use crate::model::Kind;
 
@@ -74,7 +74,7 @@ pub(crate) fn rules() -> &'static [Rule] {
             // ---- possessions ----
             r(format!(r"{p}我(?:有|买了|刚买了|家里有|拥有)(一|两|二|三|四|五|几|[0-9])(辆|台|套|部|块|只|把|架|栋|间|艘|个|双|条)({END}{{1,12}})"), |c| {
                 let x = clean(&c[3]);
-                if regex_lite::Regex::new(&format!("^(?:{REL_ALT})$")).is_ok_and(|re| re.is_match(&x)) {
+                if is_relative(&x) {
                     return Vec::new();
                 }
                 let verb = if c[0].contains("买") { "买了" } else { "有" };

@@ -24,7 +24,21 @@ const RELATIVES: &[(&str, &str)] = &[
     ("对象", "partner"), ("男友", "boyfriend"), ("女友", "girlfriend"),
 ];
 
-pub(crate) const REL_ALT: &str = "妹妹|姐姐|哥哥|弟弟|老婆|妻子|太太|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|妈妈|母亲|爷爷|奶奶|外公|外婆|孩子|闺蜜|好朋友|朋友|同事|室友|小狗|小猫|狗狗|猫咪|猫|狗|兔子|仓鼠|鹦鹉|娃|小孩|宝宝|对象|男友|女友";
+/// The words of [`RELATIVES`] as a regex alternation, the longest first (so "猫咪" is not
+/// read as "猫").
+pub(crate) fn rel_alt() -> &'static str {
+    static S: OnceLock<String> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut words: Vec<&str> = RELATIVES.iter().map(|(w, _)| *w).collect();
+        crate::sort::sort_by_key(&mut words, |w| std::cmp::Reverse(w.chars().count()));
+        words.join("|")
+    })
+}
+
+/// Whether `word` is one of [`RELATIVES`] ("孩子", "猫"): a relative or a pet, not a thing owned.
+pub(crate) fn is_relative(word: &str) -> bool {
+    RELATIVES.iter().any(|(w, _)| *w == word)
+}
 
 /// Cities, provinces and countries: "在X工作" with X one of these is a work city, not an employer.
 const PLACES: &[&str] = &[
@@ -121,13 +135,13 @@ pub(crate) fn blocked(s: &str) -> Option<Blocked> {
     // About someone else: "我朋友住在上海", "我妹妹是医生", "小王在北京工作" — kept only when it names them.
     static OTHER: OnceLock<Regex> = OnceLock::new();
     let other = OTHER.get_or_init(|| {
-        Regex::new(&format!(r"^(?:我的?(?:最好的|大学|高中|初中|小学|以前的?|前)?(?:{REL_ALT}|{PEOPLE_ALT})|大家|别人|同学|邻居|老板|老师)"))
+        Regex::new(&format!(r"^(?:我的?(?:最好的|大学|高中|初中|小学|以前的?|前)?(?:{rel_alt}|{PEOPLE_ALT})|大家|别人|同学|邻居|老板|老师)", rel_alt = rel_alt()))
             .unwrap_or_else(|e| unreachable!("other-person pattern: {e}"))
     });
     if other.is_match(t) {
         static NAMED: OnceLock<Regex> = OnceLock::new();
         let named = NAMED.get_or_init(|| {
-            Regex::new(&format!(r"^我的?(?:最好的)?(?:{REL_ALT})(?:叫|名叫|的名字(?:是|叫))")).unwrap_or_else(|e| unreachable!("named: {e}"))
+            Regex::new(&format!(r"^我的?(?:最好的)?(?:{rel_alt})(?:叫|名叫|的名字(?:是|叫))", rel_alt = rel_alt())).unwrap_or_else(|e| unreachable!("named: {e}"))
         });
         let ours = named.is_match(t) || t.starts_with("大家都叫我") || t.starts_with("大家叫我");
         return (!ours).then_some(Blocked::SomeoneElse);
@@ -141,7 +155,7 @@ pub(crate) fn blocked(s: &str) -> Option<Blocked> {
 pub(crate) fn someone_else() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
-        vec![crate::extract::rules::rule(&format!(r"^我的?({REL_ALT})({END}[^。！!？?]{{1,40}})"), |c| {
+        vec![crate::extract::rules::rule(&format!(r"^我的?({rel_alt})({END}[^。！!？?]{{1,40}})", rel_alt = rel_alt()), |c| {
             let mut e = untagged(Kind::Fact, format!("用户的{}{}", &c[1], clean(&c[2])), 0.6, 0.7);
             e.tags.push(crate::extract::PEOPLE_TAG.into());
             vec![e]
@@ -178,11 +192,11 @@ pub(crate) fn rules() -> &'static [Rule] {
                 cat(vec![fact(Kind::Fact, format!("用户是{}", &c[1]), "star sign", 0.7, 0.8)], "identity")
             }),
             // ---- family, partners, friends, pets ----
-            r(format!(r"^(?:我的?|我家的?)(?:最好的)?({REL_ALT})(?:叫|名叫|的名字(?:是|叫))({END}{{1,8}})"), |c| {
+            r(format!(r"^(?:我的?|我家的?)(?:最好的)?({rel_alt})(?:叫|名叫|的名字(?:是|叫))({END}{{1,8}})", rel_alt = rel_alt()), |c| {
                 cat(vec![named(&c[1], &clean(&c[2]))], "family")
             }),
             // "我养了一只叫豆豆的狗": a name between the count and who, kept as the name's fact too.
-            r(format!(r"{p}我(?:有|养了|养着|家有|家里有)(一|两|二|三|四|五|[0-9])(?:个|只|条|位)(?:(?:叫|名叫)({END}{{1,8}}?)的)?({REL_ALT})"), |c| {
+            r(format!(r"{p}我(?:有|养了|养着|家有|家里有)(一|两|二|三|四|五|[0-9])(?:个|只|条|位)(?:(?:叫|名叫)({END}{{1,8}}?)的)?({rel_alt})", rel_alt = rel_alt()), |c| {
                 let who = &c[3];
                 let text = format!("用户有{}{}{who}", &c[1], if rel_of(who) == "pet" && !c.get(0).map_or("", |m| m.as_str()).contains("个") { "只" } else { "个" });
                 let text = if c.get(0).map_or("", |m| m.as_str()).contains("养") { text.replacen("用户有", "用户养了", 1) } else { text };
