@@ -30,7 +30,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     // A cut runs from the separator's start to the word that begins the next clause: a first
     // person, a new subject ("…, it's a beautiful country", "… but it needs new strings") or
     // whatever follows ", but".
-    let next = |c: &regex_lite::Captures<'_>| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(4)).or_else(|| c.get(5)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
+    let next = |c: &regex_lite::Captures<'_>| [1, 2, 4, 5, 6, 7, 8, 9].into_iter().find_map(|i| c.get(i)).map(|m| m.start()).or_else(|| c.get(3).map(|m| m.end()));
     // "Me and my girlfriend…", "my wife and I…" are one subject, not two clauses.
     let one_subject = |before: &str| {
         let b = before.trim().to_lowercase();
@@ -100,11 +100,26 @@ fn tidy(piece: &str) -> String {
 /// `None` when the clause has its subject or is not one of these.
 fn restored(c: &str) -> Option<String> {
     let p = patterns();
+    // "me i am doing night duty": the "me" that stresses the subject.
+    if let Some(rest) = c.strip_prefix("me i ").or_else(|| c.strip_prefix("Me I ")).or_else(|| c.strip_prefix("me I ")) {
+        return Some(format!("I {rest}"));
+    }
     if let Some(m) = p.dropped_i.captures(c) {
         return Some(if m.get(1).is_some() { format!("I've {c}") } else { format!("I {c}") });
     }
     if p.dropped_am.is_match(c) {
         return Some(format!("I'm {c}"));
+    }
+    // "Next month I intend to sell the house": the time after what happens then.
+    if let Some(m) = p.time_first.captures(c) {
+        return Some(format!("{} {}", &m[2], m[1].to_lowercase()));
+    }
+    if p.born.is_match(c) {
+        return Some(format!("I was born{}", &c[4..]));
+    }
+    // "Am 27 years and am a hardworking lady": the "I" of "I am" left out.
+    if let Some(rest) = c.strip_prefix("Am ").or_else(|| c.strip_prefix("am ")) {
+        return Some(format!("I am {rest}"));
     }
     if p.dropped_do.is_match(c) && !p.wish.is_match(c) {
         return Some(format!("I {c}"));
@@ -136,6 +151,8 @@ struct Patterns {
     dropped_my: Regex,
     wish: Regex,
     here: Regex,
+    born: Regex,
+    time_first: Regex,
     hearsay: Regex,
     role_alone: Regex,
     no_apostrophe: Regex,
@@ -158,11 +175,14 @@ fn patterns() -> &'static Patterns {
     P.get_or_init(|| {
         let re = super::pattern;
         Patterns {
-            dropped_am: re(r"^(?i:(?:also|now|still|currently|recently|so|pretty|super|really|severely|mildly|totally)\s+)*(?i:allergic to|intolerant to|lactose intolerant|gluten intolerant|terrified of|scared of|afraid of|obsessed with|addicted to|married to|engaged to|divorced|widowed|single|pregnant|retired|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac|originally from|new to|based in|majoring in|minoring in|studying|prepping for|preparing for|cramming for|revising for|training for|doing my|taking (?:a|an|evening|night|online|weekend|some)? ?(?:class|classes|course|courses|lessons)|learning|recovering from|turning [0-9]+|getting (?:a|an|married|my)|going to (?:[A-Z]|[a-z]+ (?:in|for|next|this|on)\b|(?:see|visit|watch|start|try|move|buy|learn|take|do|be)\b)|gonna [a-z]+|hoping to|trying to|planning (?:to|on)|saving (?:up )?(?:to|for)|moving to|flying to|heading to [A-Z]|working (?:as|at|on|in|for)|living in|in my (?:[0-9]0s|twenties|thirties|forties|fifties|sixties))\b"),
+            dropped_am: re(r"^(?i:(?:also|now|still|currently|recently|so|pretty|super|really|severely|mildly|totally)\s+)*(?i:allergic to|intolerant to|lactose intolerant|gluten intolerant|terrified of|scared of|afraid of|obsessed with|addicted to|married to|engaged to|divorced|widowed|single|pregnant|retired|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac|originally from|new to|based in|majoring in|minoring in|studying|prepping for|preparing for|cramming for|revising for|training for|doing my|taking (?:a|an|evening|night|online|weekend|some)? ?(?:class|classes|course|courses|lessons)|learning|recovering from|turning [0-9]+|getting (?:a|an|married|my)|going to (?:[A-Z]|[a-z]+ (?:in|for|next|this|on)\b|(?:see|visit|watch|start|try|move|buy|learn|take|do|be)\b)|gonna [a-z]+|hoping to|aiming to|intending to|from [A-Z][a-z]+|doing (?:a|an|my) (?:diploma|degree|course|masters|master's|phd|mba|apprenticeship|certificate)|going (?:home|back) to|doing (?:keto|chemo|physio|ivf|intermittent fasting|a [a-z]+ diet)|on (?:meds|medication|antidepressants|insulin|warfarin|the pill)\b|trying to|planning (?:to|on)|saving (?:up )?(?:to|for)|moving to|flying to|heading to [A-Z]|working (?:as|at|on|in|for)|living in|in my (?:[0-9]0s|twenties|thirties|forties|fifties|sixties))\b"),
             dropped_do: re(r"^(?i:(?:also|now|still|currently|usually|mostly|only|really|actually)\s+)*(?i:work (?:as|at|in|for|from)|live (?:in|out|with|on|near|alone|by)|have (?:a|an|two|three|four|five|six|[0-9]+) |love (?:to )?[a-z]|hate [a-z]|cant stand|can't stand|run (?:every|[0-9])|play (?:the|in|for|on)|drive (?:a|an)|own (?:a|an|two|[0-9])|speak [A-Za-z]|used to|grew up|was born|lived in|studied [a-z]|trained as|worked (?:as|at|in|for)|(?:tore|broke|sprained|fractured|injured|hurt|pulled|dislocated) my|go (?:to the gym|running|swimming|climbing|hiking|fishing))"),
             dropped_my: re(r"^(?i:hometown|birthday|bday|fav|fave|favorite|favourite|commute|name|surname|nickname|major|degree|goal|plan|dream|graduation|wedding|exam|interview|appointment|surgery|due date)\b[a-z ]{0,30}\b(?i:is|are|was)\b"),
             // "nurse here", "INFJ here", "only child here": the speaker introduced by what they are.
             hearsay: re(r"^(?i:according to|apparently|supposedly|rumou?r has it|word is)\b"),
+            time_first: re(r"^((?i:next|this|last) (?:month|week|year|summer|spring|winter|autumn|fall|weekend)|(?i:tomorrow|tonight|today|yesterday)|(?i:every|most) (?:day|morning|night|evening|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|(?i:at the age of) [a-z0-9-]+),?\s+([Ii]\b.*)$"),
+            // "born 2 feb 1998", "born and raised in Brooklyn" (not "born to run").
+            born: re(r"^(?i:born) (?:on |in |and raised )?(?:[0-9]|the |[A-Z]|in )"),
             here: re(r"^(?:an? )?([A-Za-z][A-Za-z0-9 -]{1,24}?) here$"),
             // "mechanic by trade", "product manager at a gaming company": a role without its "I'm a".
             role_alone: re(r"^(?i:(?:an? )?(?:[a-z-]+ ){0,2}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|accountant|developer|designer|manager|professor|lecturer|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian|paramedic|carpenter|welder|hairdresser|electrician|student|freelancer|intern) (?:by trade|at|for|in|with)\b)"),
@@ -170,12 +190,12 @@ fn patterns() -> &'static Patterns {
             // "have a nice day", "love you": a wish or a word to the other, not a fact.
             wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)"),
-            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|morning|phew|yay)\b[\s,!.:;-]*)"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really|now|then|still|these days|nowadays)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)|(?:[,;]\s*|\s+(?:so|and|anyway|but)\s+)((?i:can|could|would|will) (?:you|u)\b|(?i:please|pls|plz|kindly|sorry)\b|(?i:give|make|write|tell|help|show|send|put|find|suggest|explain|recommend|need) (?:me|us|some|a)\b)|\s+so\s+((?i:the|my|a|an|this|that|it|we|they|he|she|nothing|no|please|pls)\b)|[,;]\s*((?i:never|rarely|not)\s)|\s+and\s+((?i:we|they|he|she)\s|(?i:the|my|our|it|this|that)\s+[a-z]+\s+(?:is|are|was|were|has|have)\b)"),
+            opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|good evening|good afternoon|morning|phew|yay|basically|tbh|btw|yo|bro|hey so|just so you know|for context|for reference|as you know)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh|fyi|sorry))+$"),
             // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
             // was said, not more of it.
-            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|if that helps\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)"),
+            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|if that helps\b|which (?:probably |might |would |totally |kind of )?explains\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)|\s+which (?:probably |might |would |totally |kind of )?explains\b"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             bare_i: re(r"^(?i:i)(m|ve)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
@@ -186,7 +206,7 @@ fn patterns() -> &'static Patterns {
             infinitive: re(r"\bto [a-z]+|\b(?:can|could|will|would|should|must|might|may)\b|'(?:ll|d)\b"),
             // A clause that opens with the past of news, or with "been", and names what: the
             // speaker's, its "I" left out. ("Got it", "been there" point at another turn.)
-            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:(?:an? )?(?:[a-z]+ ){0,2}[a-z]+ (?:for|since|my whole life|all my life)|(?:in|living in|based in) [A-Za-z]+)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
+            dropped_i: re(r"^(?i:(?:just|finally|recently|also|now)\s+)*(?i:(been) (?:(?:an? )?(?:[a-z]+ ){0,2}[a-z]+ (?:for|since|my whole life|all my life)|(?:in|living in|based in) [A-Za-z]+)|got (?:a|an|my|married|engaged|promoted|hired|divorced)|started (?:a|an|my)|moved (?:to|back|out|in|from)|(?:bought|adopted) (?:a|an|my|our|two|three|[0-9])|passed (?:my|the)|finished|graduated|paid off|quit|joined|switched to|landed|became)\s+[A-Za-z0-9]"),
         }
     })
 }
@@ -287,4 +307,16 @@ mod tests {
         assert_eq!(texts("beach holidays bore me, i'd rather go hiking"), vec!["beach holidays bore me", "I'd rather go hiking"]);
         assert!(clauses("according to my dad, i was a really loud baby").is_empty());
     }
+
+    #[test]
+    fn a_request_a_denial_after_a_comma_and_a_time_said_first_are_put_in_their_place() {
+        assert_eq!(texts("I'm lactose intolerant, can you swap the cream in this recipe"), vec!["I'm lactose intolerant", "can you swap the cream in this recipe"]);
+        assert_eq!(texts("I love Bollywood songs from the 90s, make me a playlist"), vec!["I love Bollywood songs from the 90s", "make me a playlist"]);
+        assert_eq!(texts("I'm a night owl, never asleep before 2"), vec!["I'm a night owl", "never asleep before 2"]);
+        assert_eq!(texts("Next month I intend to sell the house"), vec!["I intend to sell the house next month"]);
+        assert_eq!(texts("so every sunday i do meal prep"), vec!["I do meal prep every sunday"]);
+        assert_eq!(texts("born 2 feb 1998"), vec!["I was born 2 feb 1998"]);
+        assert!(!texts("Born to run").iter().any(|c| c.starts_with('I')));
+    }
 }
+

@@ -6,7 +6,7 @@
 
 fn main() {
     let verbose = std::env::args().any(|a| a == "-v");
-    for lang in ["en", "en_chat_dev", "en_chat_heldout", "zh", "zh_dev", "zh_heldout", "zh_fresh", "zh_third_dev", "zh_third_heldout"] {
+    for lang in ["en", "en_chat_dev", "en_chat_heldout", "en_chat2", "zh", "zh_dev", "zh_heldout", "zh_fresh", "zh_third_dev", "zh_third_heldout"] {
         match engram_testkit::self_facts_eval::evaluate(lang) {
             Some(r) => {
                 print!("{}", engram_testkit::self_facts_eval::table(&r));

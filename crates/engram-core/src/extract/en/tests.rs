@@ -148,3 +148,12 @@ fn what_people_say_while_asking_for_something_is_kept_and_the_request_is_not() {
     assert!(kept("No the deadline is Friday").iter().any(|(t, _)| t == "Correction from the user: the deadline is Friday"));
 }
 
+#[test]
+fn a_dislike_said_as_not_a_fan_is_kept_and_having_none_or_being_away_is_not() {
+    let kept = |s: &str| crate::extract::extract(s).into_iter().map(|e| (e.text, e.tags)).collect::<Vec<_>>();
+    assert_eq!(kept("I'm not a fan of horror films"), vec![("User is not a fan of horror films".to_owned(), vec!["category:preference".to_owned()])]);
+    for said in ["I have no plans for the weekend", "sorry, I was away for a bit", "I haven't got a job interview, I was asking for a friend"] {
+        assert_eq!(kept(said), Vec::new(), "{said}");
+    }
+}
+
