@@ -98,7 +98,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         if let Some(a) = refer::antecedent(sentence) {
             antecedent = Some(a);
         }
-        if refusal::is_instruction(sentence) {
+        if refusal::is_instruction(sentence) || clauses::is_hearsay(sentence) {
             continue;
         }
         let chinese = sentence.chars().any(crate::index::lexical::terms::is_cjk);

@@ -22,8 +22,7 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     } else if rest.trim_end().ends_with('?') {
         return out;
     }
-    // What others say of the speaker ("according to my dad, I was a loud baby") is theirs.
-    if p.hearsay.is_match(rest) {
+    if is_hearsay(rest) {
         return out;
     }
     let mut start = 0;
@@ -90,6 +89,12 @@ fn tidy(piece: &str) -> String {
     // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
     let c = p.bare_i.replace(&c, "I'$1");
     p.lower_i.replace_all(&c, "I$1").into_owned()
+}
+
+/// What others say of the speaker ("according to my dad, I was a loud baby"): no clause of
+/// it, and no keyed rule, is the speaker's own statement.
+pub(crate) fn is_hearsay(sentence: &str) -> bool {
+    patterns().hearsay.is_match(sentence.trim_start())
 }
 
 /// A clause typed without its subject, with it put back: chat drops the "I" of news ("just
@@ -175,20 +180,20 @@ fn patterns() -> &'static Patterns {
     P.get_or_init(|| {
         let re = super::pattern;
         Patterns {
-            dropped_am: re(r"^(?i:(?:also|now|still|currently|recently|so|pretty|super|really|severely|mildly|totally)\s+)*(?i:allergic to|intolerant to|lactose intolerant|gluten intolerant|terrified of|scared of|afraid of|obsessed with|addicted to|married to|engaged to|divorced|widowed|single|pregnant|retired|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac|originally from|new to|based in|majoring in|minoring in|studying|prepping for|preparing for|cramming for|revising for|training for|doing my|taking (?:a|an|evening|night|online|weekend|some)? ?(?:class|classes|course|courses|lessons)|learning|recovering from|turning [0-9]+|getting (?:a|an|married|my)|going to (?:[A-Z]|[a-z]+ (?:in|for|next|this|on)\b|(?:see|visit|watch|start|try|move|buy|learn|take|do|be)\b)|gonna [a-z]+|hoping to|aiming to|intending to|from [A-Z][a-z]+|doing (?:a|an|my) (?:diploma|degree|course|masters|master's|phd|mba|apprenticeship|certificate)|going (?:home|back) to|doing (?:keto|chemo|physio|ivf|intermittent fasting|a [a-z]+ diet)|on (?:meds|medication|antidepressants|insulin|warfarin|the pill)\b|trying to|planning (?:to|on)|saving (?:up )?(?:to|for)|moving to|flying to|heading to [A-Z]|working (?:as|at|on|in|for)|living in|in my (?:[0-9]0s|twenties|thirties|forties|fifties|sixties))\b"),
+            dropped_am: re(r"^(?i:(?:also|now|still|currently|recently|so|pretty|super|really|severely|mildly|totally)\s+)*(?i:allergic to|intolerant to|lactose intolerant|gluten intolerant|terrified of|scared of|afraid of|obsessed with|addicted to|married to|engaged to|divorced|widowed|single|pregnant|retired|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac|originally from|new to|based in|majoring in|minoring in|studying|prepping for|preparing for|cramming for|revising for|training for|doing my|taking (?:a|an|evening|night|online|weekend|some)? ?(?:class|classes|course|courses|lessons)|learning|recovering from|turning [0-9]+|getting (?:a|an|married|my)|going to (?:[a-z]+ (?:in|for|next|this|on)\b|(?:see|visit|watch|start|try|move|buy|learn|take|do|be)\b)|gonna [a-z]+|hoping to|aiming to|intending to|doing (?:a|an|my) (?:diploma|degree|course|masters|master's|phd|mba|apprenticeship|certificate)|going (?:home|back) to|doing (?:keto|chemo|physio|ivf|intermittent fasting|a [a-z]+ diet)|on (?:meds|medication|antidepressants|insulin|warfarin|the pill)\b|trying to|planning (?:to|on)|saving (?:up )?(?:to|for)|moving to|flying to|working (?:as|at|on|in|for)|living in|in my (?:[0-9]0s|twenties|thirties|forties|fifties|sixties))\b|^(?:going|heading) to [A-Z][a-z]+|^from [A-Z][a-z]+"),
             dropped_do: re(r"^(?i:(?:also|now|still|currently|usually|mostly|only|really|actually)\s+)*(?i:work (?:as|at|in|for|from)|live (?:in|out|with|on|near|alone|by)|have (?:a|an|two|three|four|five|six|[0-9]+) |love (?:to )?[a-z]|hate [a-z]|cant stand|can't stand|run (?:every|[0-9])|play (?:the|in|for|on)|drive (?:a|an)|own (?:a|an|two|[0-9])|speak [A-Za-z]|used to|grew up|was born|lived in|studied [a-z]|trained as|worked (?:as|at|in|for)|(?:tore|broke|sprained|fractured|injured|hurt|pulled|dislocated) my|go (?:to the gym|running|swimming|climbing|hiking|fishing))"),
             dropped_my: re(r"^(?i:hometown|birthday|bday|fav|fave|favorite|favourite|commute|name|surname|nickname|major|degree|goal|plan|dream|graduation|wedding|exam|interview|appointment|surgery|due date)\b[a-z ]{0,30}\b(?i:is|are|was)\b"),
-            // "nurse here", "INFJ here", "only child here": the speaker introduced by what they are.
             hearsay: re(r"^(?i:according to|apparently|supposedly|rumou?r has it|word is)\b"),
             time_first: re(r"^((?i:next|this|last) (?:month|week|year|summer|spring|winter|autumn|fall|weekend)|(?i:tomorrow|tonight|today|yesterday)|(?i:every|most) (?:day|morning|night|evening|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|(?i:at the age of) [a-z0-9-]+),?\s+([Ii]\b.*)$"),
             // "born 2 feb 1998", "born and raised in Brooklyn" (not "born to run").
             born: re(r"^(?i:born) (?:on |in |and raised )?(?:[0-9]|the |[A-Z]|in )"),
+            // "nurse here", "INFJ here", "only child here": the speaker introduced by what they are.
             here: re(r"^(?:an? )?([A-Za-z][A-Za-z0-9 -]{1,24}?) here$"),
             // "mechanic by trade", "product manager at a gaming company": a role without its "I'm a".
-            role_alone: re(r"^(?i:(?:an? )?(?:[a-z-]+ ){0,2}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|accountant|developer|designer|manager|professor|lecturer|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian|paramedic|carpenter|welder|hairdresser|electrician|student|freelancer|intern) (?:by trade|at|for|in|with)\b)"),
+            role_alone: re(r"^(?i:(?:an? )?(?:[a-z-]+ ){0,2}(?:teacher|nurse|engineer|doctor|lawyer|chef|plumber|electrician|mechanic|farmer|driver|pilot|firefighter|accountant|developer|designer|manager|professor|lecturer|librarian|barista|cashier|waiter|waitress|programmer|scientist|researcher|consultant|analyst|architect|dentist|pharmacist|therapist|vet|veterinarian|paramedic|carpenter|welder|hairdresser|student|freelancer|intern) (?:by trade|at|for|in|with)\b)"),
             no_apostrophe: re(r"(?i)\b(can|don|won|didn|isn|doesn|wasn|aren|haven|hasn|couldn|wouldn|shouldn)t\b"),
             // "have a nice day", "love you": a wish or a word to the other, not a fact.
-            wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
+            wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy|look|go|try|think|seat|break|chat)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
             cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really|now|then|still|these days|nowadays)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)|(?:[,;]\s*|\s+(?:so|and|anyway|but)\s+)((?i:can|could|would|will) (?:you|u)\b|(?i:please|pls|plz|kindly|sorry)\b|(?i:give|make|write|tell|help|show|send|put|find|suggest|explain|recommend|need) (?:me|us|some|a)\b)|\s+so\s+((?i:the|my|a|an|this|that|it|we|they|he|she|nothing|no|please|pls)\b)|[,;]\s*((?i:never|rarely|not)\s)|\s+and\s+((?i:we|they|he|she)\s|(?i:the|my|our|it|this|that)\s+[a-z]+\s+(?:is|are|was|were|has|have)\b)"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|good evening|good afternoon|morning|phew|yay|basically|tbh|btw|yo|bro|hey so|just so you know|for context|for reference|as you know)\b[\s,!.:;-]*)"),
@@ -306,6 +311,10 @@ mod tests {
         assert_eq!(texts("im 19 so i cant really rent a car here yet"), vec!["I'm 19", "I can't really rent a car here yet"]);
         assert_eq!(texts("beach holidays bore me, i'd rather go hiking"), vec!["beach holidays bore me", "I'd rather go hiking"]);
         assert!(clauses("according to my dad, i was a really loud baby").is_empty());
+        assert!(crate::extract::extract("according to my dad, i'm allergic to cats").is_empty(), "no keyed rule reads hearsay either");
+        for said in ["from now on you are my lawyer", "Have a look at this", "going to bed"] {
+            assert!(crate::extract::extract(said).is_empty(), "{said}");
+        }
     }
 
     #[test]
