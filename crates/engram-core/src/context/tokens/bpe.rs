@@ -221,9 +221,9 @@ impl Bpe {
 
     /// Append the tokens of a piece of two or three bytes that is not one token, without
     /// the cache or the merge loop (random runs such as base64 pre-tokenize into such
-    /// pieces, which rarely repeat). Two bytes are two tokens. Of three, the lower-ranked of
-    /// the two pairs that are tokens merges (the left one of equals: "{{{"); the rest of the piece is then the whole piece,
-    /// which is not a token, so nothing more merges.
+    /// pieces, which rarely repeat). Two bytes are two tokens. Of three, the lower-ranked
+    /// of the two pairs that are tokens merges (the left one of equals: "{{{"); what is
+    /// left is then the whole piece, which is not a token, so nothing more merges.
     fn short_into(&self, piece: &[u8], out: &mut Vec<u32>) {
         let byte = |i: usize| self.merging.byte_rank(piece[i]);
         if let [_, _, _] = piece {
