@@ -67,6 +67,14 @@ pub(crate) fn self_fact(clause: &str) -> Option<Extracted> {
         key = Some("birthday".into());
     } else if p.hometown.is_match(&lower) {
         key = Some("hometown".into());
+    } else if let Some(m) = p.location.captures(&lower).and_then(|c| c.get(1).or_else(|| c.get(2))).filter(|m| !is_determined(m.as_str())) {
+        // Where the user lives now, typed in lower case too ("moved to denver last year",
+        // "i live in porto now"): it replaces the city before, as "I live in Denver" does
+        // ("a flat", "the city" name no place).
+        key = Some("location".into());
+        if let Some(city) = clause.get(m.range()).filter(|_| clause.is_ascii()) {
+            link = Some(("lives_in".to_owned(), city.to_owned(), "place"));
+        }
     }
     if let Some(c) = p.relative_named.captures(clause) {
         let rel = c[1].to_lowercase();
@@ -202,6 +210,12 @@ pub(crate) fn category(lower: &str) -> &'static str {
     "habit"
 }
 
+/// A phrase that opens with an article or a determiner ("a flat", "the city", "my parents'"):
+/// a description, not a name.
+fn is_determined(phrase: &str) -> bool {
+    phrase.split(' ').next().is_some_and(|w| ["a", "an", "the", "my", "our", "this", "that", "their", "his", "her"].contains(&w))
+}
+
 /// "I'm Korean", "I'm a proud Catholic", "I'm half Irish": a people or faith is what the
 /// speaker is, not what they talk about ("I'm obsessed with Korean dramas").
 fn is_people_or_faith_predicate(lower: &str) -> bool {
@@ -334,6 +348,7 @@ struct Patterns {
     frequency: Regex,
     commute: Regex,
     place_head: Regex,
+    location: Regex,
     identity: Regex,
     categories: Vec<(&'static str, Regex)>,
 }
@@ -382,6 +397,7 @@ fn patterns() -> &'static Patterns {
             relative_named: re(&format!(r"(?i)\bmy ({RELATIVES})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called|,)\s+([A-Z][a-z]+)")),
             pet_named: re(&format!(r"(?i)\b(?:my |a |an |two |three )?({PETS})(?:'s name is|\s+is (?:called|named)|\s+named|\s+called)\s+([A-Z][a-z]+|[a-z]+)")),
             date: re(&format!(r"\b(?:birthday|bday|anniversary|born on|wedding (?:is|was) on|due date|appointment|interview|ceremony|name day|scheduled for)\b|\b(?:on|is|by|until|since|the) (?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)\b|{MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTHS}\b|(?:first|second|third|\w+th) of {MONTHS}\b)|\b(?:on|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")),
+            location: re(r"^i(?:'ve| have)? (?:just |recently |finally |now )?(?:moved|relocated) (?:back )?to ([a-z][a-z'-]*(?: [a-z][a-z'-]*)??)(?: (?:last|this|in|for|with|because|since|a|two|three|[0-9]+|after|when|and|but|now)\b|$)|^i (?:now |currently )?live in ([a-z][a-z'-]*(?: [a-z][a-z'-]*)??)(?: (?:now|with|since|for|and|but|near|with)\b|$)"),
             place_head: re(r"^i(?:'ve| have)? (?:just |recently |finally |also )?(?:moved|relocated|live|lived|grew up|settled)\b"),
             commute: re(r"\bcommute\b|\b(?:bike|cycle|walk|drive|ride|take the (?:bus|train|metro|subway|tube|tram|ferry)) (?:[0-9]+ (?:mins?|minutes|hours?) )?to work\b"),
             frequency: re(r"\b(?:night owl|early bird|early riser|every (?:day|week|weekend|morning|evening|night|year|month|summer|winter|sunday|saturday)|once a|twice a|\w+ times a|most (?:mornings|evenings|nights|weekends|days)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends))\b"),

@@ -157,3 +157,14 @@ fn a_dislike_said_as_not_a_fan_is_kept_and_having_none_or_being_away_is_not() {
     }
 }
 
+#[test]
+fn a_move_typed_in_lower_case_replaces_the_city_as_a_capitalised_one_does() {
+    let key = |s: &str| crate::extract::extract(s).into_iter().find_map(|e| e.key.map(|k| k.attribute));
+    assert_eq!(key("moved to denver last year for work").as_deref(), Some("location"));
+    assert_eq!(key("i live in porto now").as_deref(), Some("location"));
+    assert_eq!(key("I moved to Lisbon in 2022").as_deref(), Some("location"));
+    for said in ["i used to live in berlin", "i live in a small flat", "i lived in chicago for 10 years"] {
+        assert_ne!(key(said).as_deref(), Some("location"), "{said}");
+    }
+}
+

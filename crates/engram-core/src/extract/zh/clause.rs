@@ -185,7 +185,7 @@ pub(crate) fn self_fact(sentence: &str, refused: fn(&str) -> bool) -> Option<Ext
     let mut e = untagged(kind, text, importance, 0.65);
     // The attributes a new statement replaces: where the user lives (now, not once), their
     // age, birthday.
-    let key = [("生日", "date", "birthday"), ("岁", "identity", "age"), ("住", "place", "location"), ("定居", "place", "location"), ("老家", "place", "hometown"), ("祖籍", "place", "hometown")]
+    let key = [("生日", "date", "birthday"), ("岁", "identity", "age"), ("住", "place", "location"), ("定居", "place", "location"), ("现居", "place", "location"), ("坐标", "place", "location"), ("搬到", "place", "location"), ("搬去", "place", "location"), ("老家", "place", "hometown"), ("祖籍", "place", "hometown")]
         .into_iter()
         .find(|(w, c, a)| statement.contains(w) && (category == *c || *w == "生日") && !(*a == "location" && past.is_match(&statement)))
         .or_else(|| (category == "identity" && age.is_match(&statement)).then_some(("", "", "age")));
@@ -282,6 +282,8 @@ mod tests {
         assert_eq!(key("我以前住在成都"), None);
         assert_eq!(key("我住在西安").as_deref(), Some("location"));
         assert_eq!(key("我35了 上有老下有小").as_deref(), Some("age"));
+        assert_eq!(key("现居西安 老家河南").as_deref(), Some("location"));
+        assert_eq!(key("下个月搬去广州").as_deref(), None, "a move to come is a plan, not where the user lives");
     }
 
     #[test]
