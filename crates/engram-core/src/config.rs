@@ -144,7 +144,7 @@ impl Config {
         ];
         for (field, v) in non_negative {
             if !v.is_finite() || v < 0.0 {
-                return Err(Error::invalid(field, format!("must be a finite number ≥ 0, got {v}")));
+                return Err(Error::invalid(field, format!("must be a finite number ≥ 0, got {}", crate::error::shown(v))));
             }
         }
         if !self.min_similarity.is_finite() {

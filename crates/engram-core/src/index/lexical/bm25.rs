@@ -63,7 +63,7 @@ impl Bm25 {
             *e = e.saturating_add(1);
         }
         let mut ids: Vec<u32> = tf.keys().copied().collect();
-        ids.sort_unstable();
+        crate::sort::sort(&mut ids);
         let short = u16::try_from(ts.len()).unwrap_or(u16::MAX);
         for &id in &ids {
             self.postings[id as usize].push((slot, tf[&id], short));
@@ -174,7 +174,9 @@ impl Bm25 {
             .filter(|p| !p.is_empty() && p.len() <= max_df)
             .flat_map(|p| p.iter().map(|&(slot, _, _)| slot))
             .collect();
-        out.sort_unstable();
+        // At most `max_df` slots a term: the core's one sort, not one more copy of the
+        // standard library's.
+        crate::sort::sort(&mut out);
         out.dedup();
         out
     }
