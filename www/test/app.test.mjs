@@ -3,7 +3,7 @@
 // forget one / everything, export / import, offline after the first load.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { chat, gotoReady, installEngram, launch, memoryTexts, openPage, serveBuild, settled, shot, startStub, waitReady } from "./helpers.mjs";
+import { chat, gotoReady, installEngram, keptLines, launch, memoryTexts, openPage, serveBuild, settled, shot, startStub, waitReady } from "./helpers.mjs";
 
 let browser, site;
 before(async () => {
@@ -31,7 +31,7 @@ test("offline by default: turns are observed, the panel explains recall, and the
   await chat(page, "Which programming language should the new service use?");
   await settled(page);
   // Under each user turn, what was kept from it — or that nothing was.
-  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  const kept = await keptLines(page);
   assert.equal(kept.length, 3, kept.join(" | "));
   assert.match(kept[0], /^kept: .*User's name is Zhang San/);
   assert.match(kept[1], /^kept: .*User prefers Go/);
@@ -79,7 +79,7 @@ test("a Chinese chat typed as people type it shows under each turn what was kept
   await chat(page, "养了只乌龟 名字叫慢慢");
   await chat(page, "你会说粤语吗");
   await settled(page);
-  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  const kept = await keptLines(page);
   assert.equal(kept.length, 3, kept.join(" | "));
   assert.match(kept[0], /^kept: .*用户海鲜过敏，虾蟹都不能碰/);
   assert.match(kept[1], /^kept: .*用户养了只乌龟，名字叫慢慢/);
@@ -101,7 +101,7 @@ test("an English chat typed as people type it, on a phone, keeps what was said a
   await chat(page, "can you suggest a recipe? no dairy pls, im lactose intolerant");
   await chat(page, "have a great weekend!");
   await settled(page);
-  const kept = await page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+  const kept = await keptLines(page);
   assert.equal(kept.length, 3, kept.join(" | "));
   assert.match(kept[0], /^kept: .*User is allergic to penicillin/);
   assert.match(kept[1], /^kept: .*User is lactose intolerant/);

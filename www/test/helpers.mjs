@@ -90,6 +90,11 @@ export async function memoryTexts(page) {
   return page.$$eval("#memories li.memory .text", (els) => els.map((e) => e.textContent));
 }
 
+/** What the chat shows under each user turn as kept from it, in order. */
+export async function keptLines(page) {
+  return page.$$eval("#log li.user .kept", (els) => els.map((e) => e.textContent));
+}
+
 export async function shot(page, name) {
   mkdirSync(screenshots, { recursive: true });
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });

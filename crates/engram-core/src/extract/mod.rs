@@ -110,7 +110,9 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         // Why the Chinese rules and reader leave the sentence alone, if they do.
         let blocked = zh::blocked(sentence);
         let mut read: Vec<std::ops::Range<usize>> = Vec::new();
-        if !asked && route(sentence) == Route::Retrieve {
+        // Read at all: not a question, not small talk the router skips.
+        let reads = !asked && route(sentence) == Route::Retrieve;
+        if reads {
             for rule in rules::rules().iter().chain(zh::rules(blocked)) {
                 for caps in rule.re.captures_iter(sentence) {
                     // A rule read inside a clause that states nothing as fact ("I don't work at
@@ -138,7 +140,7 @@ pub fn extract(text: &str) -> Vec<Extracted> {
         }
         if chinese {
             // What no rule read may still be a statement of the user's (`zh::clause`).
-            if read.is_empty() && !asked && route(sentence) == Route::Retrieve && blocked.is_none() {
+            if read.is_empty() && reads && blocked.is_none() {
                 if let Some(e) = zh::clause::self_fact(sentence, zh::self_facts::refuses) {
                     push(&mut out, e);
                 }
