@@ -15,6 +15,18 @@ const B: f32 = 0.4;
 const MEMO_TF: usize = 4;
 /// … and length below this (a 128-token chunk has fewer terms).
 const MEMO_LEN: usize = 256;
+/// A query term whose idf is under ln 1.001 (≈ 0.001) is not read when the query has a
+/// term that is not: it adds at most 0.0022 to any slot, under 1 % of what a term held by
+/// half the documents adds even to a slot ten times the average length (ln 2 × 0.34 ≈
+/// 0.23), while reading it costs a posting per document ("discuss" in every note of a
+/// million). Only a term nearly every one of at least ~500 documents holds is that weak:
+/// in a small store a word every memory holds keeps its weight (of three: idf ln 1.14).
+///
+/// idf = ln(1 + (n − df + ½) / (df + ½)) < ln 1.001 ⟺ 1000 (2n − 2df + 1) < 2df + 1.
+fn ubiquitous(df: usize, n: u64) -> bool {
+    let df = df as u64;
+    1000 * (2 * n.saturating_sub(df) + 1) < 2 * df + 1
+}
 
 /// An inverted index over documents identified by `u32` slots.
 #[derive(Debug, Default, Clone)]
@@ -124,16 +136,19 @@ impl Bm25 {
         qt.dedup();
         let n = (self.live + also.map_or(0, |o| o.live)) as f32;
         let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
+        let df_of = |t: &String| self.df(t) + also.map_or(0, |o| o.df(t));
+        let docs = u64::from(self.live + also.map_or(0, |o| o.live));
+        let informative = qt.iter().any(|t| df_of(t) > 0 && !ubiquitous(df_of(t), docs));
         // A term's score depends only on the slot's tf and length: the common pairs are
         // computed once per term (the same expression, so the same bits).
         let mut memo = vec![0.0f32; MEMO_TF * MEMO_LEN];
         for t in &qt {
             let Some(&id) = self.term_ids.get(t) else { continue };
             let p = &self.postings[id as usize];
-            if p.is_empty() {
+            if p.is_empty() || (informative && ubiquitous(df_of(t), docs)) {
                 continue;
             }
-            let df = (p.len() + also.map_or(0, |o| o.df(t))) as f32;
+            let df = df_of(t) as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let score = |tf: u16, len: f32| {
                 let tf = f32::from(tf);
@@ -245,9 +260,19 @@ mod tests {
         qt.dedup();
         let n = ix.live as f32;
         let avg = (ix.total_len as f32 / n).max(1.0);
+        // Terms whose idf is under ln 1.001 count only when the query has another.
+        let held_by = |t: &String| ix.term_ids.get(t).map_or(0, |&id| ix.postings[id as usize].len());
+        let common = |t: &String| {
+            let (df, n) = (held_by(t) as f64, f64::from(ix.live));
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln() < 1.001f64.ln()
+        };
+        let informative = qt.iter().any(|t| held_by(t) > 0 && !common(t));
         for t in &qt {
             let Some(&id) = ix.term_ids.get(t) else { continue };
             let p = &ix.postings[id as usize];
+            if informative && common(t) {
+                continue;
+            }
             let df = p.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for &(slot, tf, _) in p {
@@ -297,6 +322,36 @@ mod tests {
         let got: Vec<(u32, u32)> = ix.scores("alpha").iter().map(|(s, v)| (s, v.to_bits())).collect();
         assert_eq!(got, scores_by_formula(&ix, "alpha"));
         assert!(ix.scores("alpha").get(0) < ix.scores("alpha").get(1));
+    }
+
+    #[test]
+    fn a_word_every_document_holds_is_not_read_beside_a_rarer_one_but_is_alone() {
+        let mut ix = Bm25::new();
+        for slot in 0..3_000u32 {
+            let rare = if slot % 10 == 0 { " rare" } else { "" };
+            let padding = " filler".repeat((slot % 7) as usize);
+            ix.add(slot, &format!("common{rare}{padding}"));
+        }
+        let both = ix.scores("common rare");
+        assert_eq!(both.len(), 300, "only the holders of the rarer word match");
+        let ranked = |s: &Scores| {
+            let mut v: Vec<(u32, f32)> = s.iter().collect();
+            crate::index::vector::top_k_by_score(&mut v, 50);
+            v.into_iter().map(|h| h.0).collect::<Vec<_>>()
+        };
+        assert_eq!(ranked(&both), ranked(&ix.scores("rare")), "the word held by all changes no rank");
+        assert_eq!(ix.scores("common").len(), 3_000, "alone, the common word still finds every document");
+        // Held by 2,996 of 3,000 (idf ln 1.0014), it is read.
+        for slot in 1..=4 {
+            ix.add(slot, "rare");
+        }
+        assert_eq!(ix.scores("common rare").len(), 3_000);
+        // In a small store a word every document holds keeps its idf and is read.
+        let mut small = Bm25::new();
+        for slot in 0..3u32 {
+            small.add(slot, if slot == 0 { "user likes tea" } else { "user likes" });
+        }
+        assert_eq!(small.scores("user tea").len(), 3);
     }
 
     #[test]

@@ -82,20 +82,27 @@ impl SignCodes {
         let max = (w * 64) as u16;
         // The distances and, in the same pass, a counting sort's histogram of the live ones.
         let mut hist = vec![0usize; usize::from(max) + 1];
-        let dist: Vec<u16> = self
-            .bits
-            .chunks_exact(w)
-            .take(rows)
-            .enumerate()
-            .map(|(row, code)| {
-                if !live(row) {
-                    return u16::MAX;
-                }
-                let d = code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones() as u16).sum::<u16>().min(max);
-                hist[usize::from(d)] += 1;
-                d
-            })
-            .collect();
+        // The pass reads every row's code: for the common widths (256-d and 384-d) the words
+        // of a code are a fixed array, unrolled, where a loop over a slice of them stays a
+        // loop per row in the size-optimized build.
+        let dist = match w {
+            4 => self.distances::<4>(q, rows, &live, &mut hist),
+            6 => self.distances::<6>(q, rows, &live, &mut hist),
+            _ => self
+                .bits
+                .chunks_exact(w)
+                .take(rows)
+                .enumerate()
+                .map(|(row, code)| {
+                    if !live(row) {
+                        return u16::MAX;
+                    }
+                    let d = code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones() as u16).sum::<u16>().min(max);
+                    hist[usize::from(d)] += 1;
+                    d
+                })
+                .collect(),
+        };
         // The smallest distance `cut` that keeps `pool` rows.
         let (mut cut, mut seen) = (max, 0usize);
         for (d, n) in hist.iter().enumerate() {
@@ -106,5 +113,28 @@ impl SignCodes {
             }
         }
         dist.iter().enumerate().filter(|&(_, &d)| d <= cut).map(|(row, _)| row as u32).collect()
+    }
+
+    /// The Hamming distance to `q` of each of the first `rows` codes of `W` words (`u16::MAX`
+    /// for a row `live` refuses), counting the live ones' in `hist`.
+    fn distances<const W: usize>(&self, q: &[u64], rows: usize, live: &impl Fn(usize) -> bool, hist: &mut [usize]) -> Vec<u16> {
+        let mut query = [0u64; W];
+        for (x, y) in query.iter_mut().zip(q) {
+            *x = *y;
+        }
+        let mut out = Vec::with_capacity(rows);
+        for (row, code) in self.bits.chunks_exact(W).take(rows).enumerate() {
+            let (true, Ok(code)) = (live(row), <&[u64; W]>::try_from(code)) else {
+                out.push(u16::MAX);
+                continue;
+            };
+            let mut d = 0u32;
+            for i in 0..W {
+                d += (code[i] ^ query[i]).count_ones();
+            }
+            hist[d as usize] += 1;
+            out.push(d as u16);
+        }
+        out
     }
 }
