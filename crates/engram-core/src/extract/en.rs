@@ -279,6 +279,9 @@ pub(crate) fn later_persons(text: &str) -> String {
     let rest = p.later_i.replace_all(&rest, "${1}they");
     let rest = p.my_word.replace_all(&rest, "${1}their");
     let rest = p.me_word.replace_all(&rest, "${1}them");
+    // "my mum lives with us", "our flat": the speaker's household is theirs ("the us" is a country).
+    let rest = p.our_word.replace_all(&rest, "${1}their");
+    let rest = p.us_word.replace_all(&rest, |m: &regex_lite::Captures<'_>| if m[1].eq_ignore_ascii_case("the") { m[0].to_owned() } else { format!("{} them", &m[1]) });
     p.myself.replace_all(&rest, "${1}themselves").into_owned()
 }
 
@@ -309,7 +312,8 @@ const IRREGULAR_PAST: &[&str] = &[
     "was", "had", "did", "went", "grew", "got", "won", "met", "made", "took", "saw", "began", "became", "came", "left", "lost", "bought",
     "built", "drove", "flew", "fell", "felt", "found", "gave", "knew", "led", "ran", "sang", "sold", "spent", "taught", "thought", "wrote",
     "broke", "caught", "chose", "drew", "ate", "swam", "rode", "held", "kept", "heard", "paid", "read", "said", "sent", "shot", "sat",
-    "slept", "spoke", "stood", "told", "understood", "wore", "threw", "used", "quit",
+    "slept", "spoke", "stood", "told", "understood", "wore", "threw", "used", "quit", "tore", "woke", "forgot", "froze", "stole", "swore",
+    "shook", "brought", "fought", "sought", "dealt", "meant", "dug", "hung", "stuck", "struck", "bit", "hid", "lent",
 ];
 
 struct Patterns {
@@ -327,6 +331,8 @@ struct Patterns {
     later_i: Regex,
     my_word: Regex,
     me_word: Regex,
+    our_word: Regex,
+    us_word: Regex,
     myself: Regex,
     favorite: Regex,
     favorite_last: Regex,
@@ -378,6 +384,8 @@ fn patterns() -> &'static Patterns {
             later_i: re(r"(\W)I\b"),
             my_word: re(r"(\W)(?i:my)\b"),
             me_word: re(r"(\W)(?i:me)\b"),
+            our_word: re(r"(\W)(?i:our)\b"),
+            us_word: re(r"(\w+) us\b"),
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite|fav|fave) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),

@@ -39,6 +39,15 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     // is a verb of the speaker's without its "I" ("I love folk music and hope to…").
     let mut found: Vec<(usize, usize, bool)> = p.cut.captures_iter(rest).filter_map(|c| Some((c.get(0)?.start(), next(&c)?, false))).collect();
     found.extend(p.and_verb.find_iter(rest).filter(|m| p.verb_clause.is_match(&rest[m.end()..])).map(|m| (m.start(), m.end(), true)));
+    // "i dont eat pork im muslim", "got a hamster named Nugget hes the best": chat runs a
+    // new clause on with no stop; after "when", "because", "like"… it is part of the one before.
+    // Nor after a condition or a hedge ("if i ever get rich im buying…", "maybe im…"), which
+    // the clause after it depends on.
+    let open = |before: &str| before.split(|ch: char| !ch.is_alphabetic()).any(|w| RUN_ON_CONDITIONS.contains(&w.to_lowercase().as_str()));
+    found.extend(p.run_on.captures_iter(rest).filter(|c| !RUN_ON_JOINERS.contains(&c[1].to_lowercase().as_str())).filter_map(|c| {
+        let word = c.get(1)?;
+        (!open(&rest[..word.end()])).then_some((word.end(), c.get(2)?.start(), false))
+    }));
     crate::sort::sort(&mut found);
     let mut cuts: Vec<(usize, usize, bool)> = Vec::new();
     for (s, e, verb) in found {
@@ -70,6 +79,18 @@ pub(crate) fn clauses(sentence: &str) -> Vec<(String, std::ops::Range<usize>)> {
     out
 }
 
+/// Words after which "im", "hes", "theyre" go on the clause before ("when im stressed",
+/// "i think hes right") instead of starting one.
+const RUN_ON_JOINERS: &[&str] = &[
+    "when", "whenever", "if", "because", "cause", "cuz", "coz", "bc", "since", "that", "what", "where", "as", "while", "whether", "how",
+    "why", "who", "until", "till", "unless", "so", "and", "but", "or", "think", "know", "guess", "hope", "say", "said", "mean", "feel",
+    "like", "though", "although", "now", "cos", "than", "once", "before", "after", "even", "wish", "swear", "bet", "sure", "reckon",
+    "thinks", "says", "believes", "knows", "reckons", "told", "tells", "figured", "realized", "realised", "decided",
+];
+
+/// Words that leave a sentence open: what follows them in it is conditional or hedged.
+const RUN_ON_CONDITIONS: &[&str] = &["if", "unless", "whenever", "suppose", "imagine", "maybe", "probably", "perhaps", "idk", "might", "would"];
+
 /// A clause without its openers, its tail and its end punctuation.
 fn tidy(piece: &str) -> String {
     let p = patterns();
@@ -82,12 +103,22 @@ fn tidy(piece: &str) -> String {
         }
         c = next;
     }
+    let c = p.filler.replace_all(&c, "");
     let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
     // "cant", "dont", "isnt" typed without their apostrophe.
     let c = p.no_apostrophe.replace_all(&c, "${1}'t").into_owned();
+    // "im" or "ive" with no apostrophe opening the clause is the speaker (before a subject
+    // is put back: "im a chef at…" has one).
+    let c = p.bare_i.replace(&c, "I'$1").into_owned();
     let c = restored(&c).unwrap_or(c);
-    // "i" written lower-case is still the speaker, and so is "im" or "ive" with no apostrophe.
-    let c = p.bare_i.replace(&c, "I'$1");
+    let c = p.chat_spelling.replace_all(&c, |m: &regex_lite::Captures<'_>| match (m.get(1), m.get(2), m.get(3), m.get(4)) {
+        (Some(_), ..) => "I'm".to_owned(),
+        (_, Some(_), ..) => "I've".to_owned(),
+        (_, _, Some(w), _) => format!("{}'s", w.as_str()),
+        (.., Some(w)) => format!("{}'re", w.as_str()),
+        _ => m[0].to_owned(),
+    });
+    // "i" written lower-case is still the speaker.
     p.lower_i.replace_all(&c, "I$1").into_owned()
 }
 
@@ -167,6 +198,9 @@ struct Patterns {
     tail: Regex,
     aside: Regex,
     lower_i: Regex,
+    filler: Regex,
+    chat_spelling: Regex,
+    run_on: Regex,
     bare_i: Regex,
     and_verb: Regex,
     verb_clause: Regex,
@@ -195,13 +229,19 @@ fn patterns() -> &'static Patterns {
             // "have a nice day", "love you": a wish or a word to the other, not a fact.
             wish: re(r"^(?i:have an? (?:good|nice|great|lovely|wonderful|fun|safe|happy|look|go|try|think|seat|break|chat)|love (?:you|u|ya|it|that|this|them)\b|hate (?:it|that|this|when)\b)"),
             question_tail: re(r"(?i)[,;:—–-]\s*(?:and\s+|but\s+|so\s+)?(?:what|how|do|does|did|are|is|have|has|can|could|would|will|where|who|which|why|when|any)\b[^.!]*\?\s*$"),
-            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really|now|then|still|these days|nowadays)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b))|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)|(?:[,;]\s*|\s+(?:so|and|anyway|but)\s+)((?i:can|could|would|will) (?:you|u)\b|(?i:please|pls|plz|kindly|sorry)\b|(?i:give|make|write|tell|help|show|send|put|find|suggest|explain|recommend|need) (?:me|us|some|a)\b)|\s+so\s+((?i:the|my|a|an|this|that|it|we|they|he|she|nothing|no|please|pls)\b)|[,;]\s*((?i:never|rarely|not)\s)|\s+and\s+((?i:we|they|he|she)\s|(?i:the|my|our|it|this|that)\s+[a-z]+\s+(?:is|are|was|were|has|have)\b)"),
+            cut: re(r"(?:[,;]\s*(?:and\s+|but\s+|so\s+|plus\s+)?|\s+(?:and|but|so|plus|because|since|while|although)\s+)(?:(?i:also|actually|really|now|then|still|these days|nowadays|yes|yeah|honestly)\s+)?((?:I|I'm|I've|I'd|I'll|My|my|i|i'm|i've|i'd|i'll|im|ive)\b)|[,;]\s*(?:but\s+|and\s+)?((?i:it|that|this|which|time|life|nothing|everything)(?:'s|'re|\s+(?:is|was|are|were|has|had|makes|made)\b)|(?i:they|he|she|we)(?:'s|'re|'ve|\s+[a-z]+\b)|(?i:its|thats|theyre|hes|shes)\s)|[,;]\s*((?:but|though|although)\s)|\s+(?:but|so)\s+((?i:it|they|he|she)(?:'s|'re|\s+[a-z]+\b))|(?:,\s*|\s+so\s+)((?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\s)|(?:[,;]\s*|\s+(?:so|and|anyway|but)\s+)((?i:can|could|would|will) (?:you|u)\b|(?i:please|pls|plz|kindly|sorry)\b|(?i:give|make|write|tell|help|show|send|put|find|suggest|explain|recommend|need) (?:me|us|some|a)\b)|\s+so\s+((?i:the|my|a|an|this|that|it|we|they|he|she|nothing|no|please|pls)\b)|[,;]\s*((?i:never|rarely|not)\s)|\s+and\s+((?i:we|they|he|she)\s|(?i:the|my|our|it|this|that)\s+[a-z]+\s+(?:is|are|was|were|has|have)\b)"),
             opener: re(r"(?i)^(?:(?:oh|ah|wow|well|yes|yeah|yep|yup|sure|ok|okay|hi|hey|hello|haha|lol|hmm|um|uh|cool|nice|great|awesome|really|honestly|actually|so|and|but|anyway|anyways|also|now|me too|same here|of course|that's (?:great|cool|awesome|nice|amazing|interesting|so cool|true|right)|i see|thanks|thank you|no way|right|indeed|absolutely|definitely|totally|random|fyi|ngl|omg|ugh+|update|fun fact|quick question|good morning|good evening|good afternoon|morning|phew|yay|basically|tbh|btw|yo|bro|hey so|just so you know|for context|for reference|as you know)\b[\s,!.:;-]*)"),
             tail: re(r"(?i)(?:,?\s+(?:too|as well|also|myself|either|btw|by the way|lol|haha|tbh|fyi|sorry))+$"),
             // "…, wish me luck", "…, which sucks", "…, like the footballer": a remark on what
             // was said, not more of it.
-            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|if that helps\b|which (?:probably |might |would |totally |kind of )?explains\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b)|\s+which (?:probably |might |would |totally |kind of )?explains\b"),
+            aside: re(r"(?i)[,;]\s*(?:which (?:sucks|is (?:fun|nice|great|cool|awesome|annoying|hard|weird|funny))|so no\b|(?:wish|pray for) me\b|like the\b|if that helps\b|which (?:probably |might |would |totally |kind of )?explains\b|always (?:have|has) been\b|nothing fancy\b|it pays the bills\b|go figure\b|lucky me\b|(?:just )?for context\b|if that matters\b|so (?:excited|nervous|stoked|pumped|happy|proud|scared)\b)|\s+which (?:probably |might |would |totally |kind of )?explains\b|,?\s+which (?:makes|means)\b|\s+if that matters\b"),
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
+            // Chat's words that say nothing of the fact ("rn", "tbh", "lol") wherever they
+            // stand, and emoji.
+            filler: re(r"(?i),?\s+(?:rn|tbh|ngl|lol+|lmao|haha+|hehe)\b|\s*[\x{2600}-\x{27BF}\x{1F000}-\x{1FAFF}\x{FE0F}\x{200D}]+"),
+            // "im", "ive", "hes", "theyre", "thats" typed without their apostrophe.
+            run_on: re(r"\b([A-Za-z']+)\s+(im|hes|shes|theyre)\s"),
+            chat_spelling: re(r"\b(?:(im)|(ive)|(he|she|that|what|there)s|(they|you)re)\b"),
             bare_i: re(r"^(?i:i)(m|ve)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
             verb_clause: re(r"^(?:have|live|work|love|like|enjoy|hope|want|plan|play|own|spend|teach|study|volunteer|collect|drive|ride|hate|prefer|need|went|moved|grew|worked|studied|bought|started|quit|became|hated|loved)\b"),
@@ -315,6 +355,34 @@ mod tests {
         for said in ["from now on you are my lawyer", "Have a look at this", "going to bed"] {
             assert!(crate::extract::extract(said).is_empty(), "{said}");
         }
+    }
+
+    #[test]
+    fn chat_spelling_is_mended_and_its_fillers_and_emoji_are_dropped() {
+        assert_eq!(texts("i bite my nails when im stressed"), vec!["I bite my nails when I'm stressed"]);
+        assert_eq!(texts("im a chef at an italian place"), vec!["I'm a chef at an italian place"]);
+        assert_eq!(texts("i'm obsessed with korean dramas rn"), vec!["I'm obsessed with korean dramas"]);
+        assert_eq!(texts("im doing keto rn, down 8 kilos so far"), vec!["I'm doing keto, down 8 kilos so far"]);
+        assert_eq!(texts("i game like 6 hours a day ngl"), vec!["I game like 6 hours a day"]);
+        assert_eq!(texts("favourite colour is green 💚"), vec!["My favourite colour is green"]);
+        assert_eq!(texts("im an aquarius ♒ if that matters for the horoscope thing"), vec!["I'm an aquarius"]);
+        assert_eq!(texts("im in my late 40s, just for context"), vec!["I'm in my late 40s"]);
+        assert_eq!(texts("graduation is may 18th, so excited"), vec!["My graduation is may 18th"]);
+        assert_eq!(texts("i'm left-handed which makes calligraphy a nightmare"), vec!["I'm left-handed"]);
+    }
+
+    #[test]
+    fn a_new_subject_typed_without_its_apostrophe_or_a_stop_still_ends_the_clause() {
+        assert_eq!(texts("have a little brother, hes 12 years younger than me"), vec!["I have a little brother", "he's 12 years younger than me"]);
+        assert_eq!(texts("im a single mum of twins, theyre 4"), vec!["I'm a single mum of twins", "they're 4"]);
+        assert_eq!(texts("honestly im a huge perfectionist, its a problem"), vec!["I'm a huge perfectionist", "its a problem"]);
+        assert_eq!(texts("my birthday is 3 june, so yes im a gemini"), vec!["my birthday is 3 june", "I'm a gemini"]);
+        assert_eq!(texts("i dont eat pork im muslim"), vec!["I don't eat pork", "I'm muslim"]);
+        assert_eq!(texts("got a hamster named Nugget hes the best"), vec!["I got a hamster named Nugget", "he's the best"]);
+        // A run-on after "when", "thinks", a condition or a hedge belongs to what came before.
+        assert_eq!(texts("my coworker thinks im too nice to clients"), vec!["my coworker thinks I'm too nice to clients"]);
+        assert_eq!(texts("if i ever get rich im buying a lambo"), vec!["if I ever get rich I'm buying a lambo"]);
+        assert_eq!(texts("maybe im a night owl idk"), vec!["maybe I'm a night owl idk"]);
     }
 
     #[test]

@@ -25,6 +25,15 @@ fn first_person_becomes_third_person() {
 }
 
 #[test]
+fn a_past_without_ed_stays_past_and_the_speakers_household_becomes_theirs() {
+    assert_eq!(fact("I tore my ACL skiing").text, "User tore their ACL skiing");
+    assert_eq!(fact("I woke up at 5 today").text, "User woke up at 5 today");
+    assert_eq!(fact("My mum lives with us now").text, "User's mum lives with them now");
+    assert_eq!(fact("I love our little flat").text, "User loves their little flat");
+    assert_eq!(fact("I moved to the us last year").text, "User moved to the us last year", "the country, not the speaker's household");
+}
+
+#[test]
 fn each_kind_of_self_fact_gets_its_category() {
     for (s, c) in [
         ("I'm allergic to peanuts", "health"),
