@@ -281,7 +281,18 @@ pub(crate) fn later_persons(text: &str) -> String {
     let rest = p.me_word.replace_all(&rest, "${1}them");
     // "my mum lives with us", "our flat": the speaker's household is theirs ("the us" is a country).
     let rest = p.our_word.replace_all(&rest, "${1}their");
-    let rest = p.us_word.replace_all(&rest, |m: &regex_lite::Captures<'_>| if m[1].eq_ignore_ascii_case("the") { m[0].to_owned() } else { format!("{} them", &m[1]) });
+    let mut out = String::with_capacity(rest.len());
+    let mut last = 0;
+    for m in p.us_word.captures_iter(&rest) {
+        let (Some(all), Some(word)) = (m.get(0), m.get(1)) else { continue };
+        if !word.as_str().eq_ignore_ascii_case("the") {
+            out.push_str(&rest[last..word.end()]);
+            out.push_str(" them");
+            last = all.end();
+        }
+    }
+    out.push_str(&rest[last..]);
+    let rest = out;
     p.myself.replace_all(&rest, "${1}themselves").into_owned()
 }
 

@@ -226,8 +226,11 @@ impl Engram {
         let pool = if q.kinds.iter().any(|k| k.is_archival()) { Pool::Archive } else { Pool::Memories };
         let raw = p.bm25(pool).scores_with(&q.text, also.map(|o| o.bm25(pool)));
         let live = |s: u32| p.meta(s).live(now);
-        let boost = |s: u32| p.cues(s).map_or(1.0, |c| cues.boost_of(c));
         let max_boost = cues.max_boost(|w| p.has_speaker(w));
+        // A boost lies in [1, max_boost]: with no cue in the query every boost is 1, and no
+        // slot's record is read for it (tens of thousands reach the lexical pool's floor when
+        // a name and a topic are each held by a tenth of a million memories).
+        let boost = |s: u32| if max_boost > 1.0 { p.cues(s).map_or(1.0, |c| cues.boost_of(c)) } else { 1.0 };
         let words = |accept: &dyn Fn(u32) -> bool| said_together(p, &raw, &live, &boost, max_boost, n, &accept);
         let found = words(&accept);
         for ((slot, score), rank) in found.iter().zip(tied_ranks(&found, |top| top * (1.0 - LEXICAL_TIE))) {

@@ -52,19 +52,15 @@ pub(crate) fn said_together(
     n: usize,
     accept: &impl Fn(u32) -> bool,
 ) -> Vec<(u32, f32)> {
-    // A boost lies in [1, max_boost]: with no cue in the query every boost is 1, and the
-    // slot's text is not read for it (a record per slot reaching the pool's floor: tens of
-    // thousands when a name and a topic each are held by a tenth of a million memories).
-    let boosted_by = |slot: u32, r: f32| if max_boost > 1.0 { r * boost(slot) } else { r };
     let mut boosted: FxHashMap<u32, f32> = FxHashMap::default();
     let mut own = |slot: u32| -> f32 {
         let Some(r) = raw.get(slot) else { return 0.0 };
-        *boosted.entry(slot).or_insert_with(|| if live(slot) { boosted_by(slot, r) } else { 0.0 })
+        *boosted.entry(slot).or_insert_with(|| if live(slot) { r * boost(slot) } else { 0.0 })
     };
     // The pool's boosts are not memoized: tens of thousands of slots may reach the floor
     // (a name and a topic each held by a tenth of 100k memories), and a hash insert each
     // cost more than the boost; `best_boosted` asks only live slots, as `own` would.
-    let pool = best_boosted(raw.iter(), live, &mut |slot| raw.get(slot).map_or(0.0, |r| boosted_by(slot, r)), max_boost, SPREAD_POOL * n);
+    let pool = best_boosted(raw.iter(), live, &mut |slot| raw.get(slot).map_or(0.0, |r| r * boost(slot)), max_boost, SPREAD_POOL * n);
     let mut around: FxHashMap<u32, Vec<(u32, usize)>> = FxHashMap::default();
     for &(slot, _) in &pool {
         for s in std::iter::once(slot).chain(around_of(p, &mut around, slot).iter().map(|&(s, _)| s).collect::<Vec<_>>()) {

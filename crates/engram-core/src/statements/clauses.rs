@@ -111,13 +111,10 @@ fn tidy(piece: &str) -> String {
     // is put back: "im a chef at…" has one).
     let c = p.bare_i.replace(&c, "I'$1").into_owned();
     let c = restored(&c).unwrap_or(c);
-    let c = p.chat_spelling.replace_all(&c, |m: &regex_lite::Captures<'_>| match (m.get(1), m.get(2), m.get(3), m.get(4)) {
-        (Some(_), ..) => "I'm".to_owned(),
-        (_, Some(_), ..) => "I've".to_owned(),
-        (_, _, Some(w), _) => format!("{}'s", w.as_str()),
-        (.., Some(w)) => format!("{}'re", w.as_str()),
-        _ => m[0].to_owned(),
-    });
+    let c = p.spelled_im.replace_all(&c, "I'm");
+    let c = p.spelled_ive.replace_all(&c, "I've");
+    let c = p.spelled_is.replace_all(&c, "${1}'s");
+    let c = p.spelled_are.replace_all(&c, "${1}'re");
     // "i" written lower-case is still the speaker.
     p.lower_i.replace_all(&c, "I$1").into_owned()
 }
@@ -199,7 +196,10 @@ struct Patterns {
     aside: Regex,
     lower_i: Regex,
     filler: Regex,
-    chat_spelling: Regex,
+    spelled_im: Regex,
+    spelled_ive: Regex,
+    spelled_is: Regex,
+    spelled_are: Regex,
     run_on: Regex,
     bare_i: Regex,
     and_verb: Regex,
@@ -241,7 +241,10 @@ fn patterns() -> &'static Patterns {
             filler: re(r"(?i),?\s+(?:rn|tbh|ngl|lol+|lmao|haha+|hehe)\b|\s*[\x{2600}-\x{27BF}\x{1F000}-\x{1FAFF}\x{FE0F}\x{200D}]+"),
             // "im", "ive", "hes", "theyre", "thats" typed without their apostrophe.
             run_on: re(r"\b([A-Za-z']+)\s+(im|hes|shes|theyre)\s"),
-            chat_spelling: re(r"\b(?:(im)|(ive)|(he|she|that|what|there)s|(they|you)re)\b"),
+            spelled_im: re(r"\bim\b"),
+            spelled_ive: re(r"\bive\b"),
+            spelled_is: re(r"\b(he|she|that|what|there)s\b"),
+            spelled_are: re(r"\b(they|you)re\b"),
             bare_i: re(r"^(?i:i)(m|ve)\b"),
             // "… and have two kids", "… but hated it": a new clause of the same subject.
             verb_clause: re(r"^(?:have|live|work|love|like|enjoy|hope|want|plan|play|own|spend|teach|study|volunteer|collect|drive|ride|hate|prefer|need|went|moved|grew|worked|studied|bought|started|quit|became|hated|loved)\b"),

@@ -134,21 +134,30 @@ impl Bm25 {
         let mut qt = index_terms(query);
         crate::sort::sort(&mut qt);
         qt.dedup();
-        let n = (self.live + also.map_or(0, |o| o.live)) as f32;
-        let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
-        let df_of = |t: &String| self.df(t) + also.map_or(0, |o| o.df(t));
         let docs = u64::from(self.live + also.map_or(0, |o| o.live));
-        let informative = qt.iter().any(|t| df_of(t) > 0 && !ubiquitous(df_of(t), docs));
+        let n = docs as f32;
+        let avg = ((self.total_len + also.map_or(0, |o| o.total_len)) as f32 / n).max(1.0);
+        // Each query term, its id in this index (if it holds it) and its document frequency
+        // over both indexes.
+        let terms: Vec<(Option<u32>, usize)> = qt
+            .iter()
+            .map(|t| {
+                let id = self.term_ids.get(t).copied();
+                let here = id.map_or(0, |id| self.postings[id as usize].len());
+                (id, here + also.map_or(0, |o| o.df(t)))
+            })
+            .collect();
+        let informative = terms.iter().any(|&(_, df)| df > 0 && !ubiquitous(df, docs));
         // A term's score depends only on the slot's tf and length: the common pairs are
         // computed once per term (the same expression, so the same bits).
         let mut memo = vec![0.0f32; MEMO_TF * MEMO_LEN];
-        for t in &qt {
-            let Some(&id) = self.term_ids.get(t) else { continue };
+        for &(id, df) in &terms {
+            let Some(id) = id else { continue };
             let p = &self.postings[id as usize];
-            if p.is_empty() || (informative && ubiquitous(df_of(t), docs)) {
+            if p.is_empty() || (informative && ubiquitous(df, docs)) {
                 continue;
             }
-            let df = df_of(t) as f32;
+            let df = df as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let score = |tf: u16, len: f32| {
                 let tf = f32::from(tf);

@@ -86,22 +86,9 @@ impl SignCodes {
         // of a code are a fixed array, unrolled, where a loop over a slice of them stays a
         // loop per row in the size-optimized build.
         let dist = match w {
-            4 => self.distances::<4>(q, rows, &live, &mut hist),
-            6 => self.distances::<6>(q, rows, &live, &mut hist),
-            _ => self
-                .bits
-                .chunks_exact(w)
-                .take(rows)
-                .enumerate()
-                .map(|(row, code)| {
-                    if !live(row) {
-                        return u16::MAX;
-                    }
-                    let d = code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones() as u16).sum::<u16>().min(max);
-                    hist[usize::from(d)] += 1;
-                    d
-                })
-                .collect(),
+            4 => self.distances(w, rows, &live, &mut hist, hamming(as_words::<4>(q))),
+            6 => self.distances(w, rows, &live, &mut hist, hamming(as_words::<6>(q))),
+            _ => self.distances(w, rows, &live, &mut hist, |code: &[u64]| code.iter().zip(q).map(|(a, b)| (a ^ b).count_ones()).sum()),
         };
         // The smallest distance `cut` that keeps `pool` rows.
         let (mut cut, mut seen) = (max, 0usize);
@@ -115,26 +102,38 @@ impl SignCodes {
         dist.iter().enumerate().filter(|&(_, &d)| d <= cut).map(|(row, _)| row as u32).collect()
     }
 
-    /// The Hamming distance to `q` of each of the first `rows` codes of `W` words (`u16::MAX`
-    /// for a row `live` refuses), counting the live ones' in `hist`.
-    fn distances<const W: usize>(&self, q: &[u64], rows: usize, live: &impl Fn(usize) -> bool, hist: &mut [usize]) -> Vec<u16> {
-        let mut query = [0u64; W];
-        for (x, y) in query.iter_mut().zip(q) {
-            *x = *y;
-        }
+    /// The `distance` to the query of each of the first `rows` codes of `w` words
+    /// (`u16::MAX` for a row `live` refuses), counting the live ones' in `hist`.
+    fn distances(&self, w: usize, rows: usize, live: &impl Fn(usize) -> bool, hist: &mut [usize], distance: impl Fn(&[u64]) -> u32) -> Vec<u16> {
         let mut out = Vec::with_capacity(rows);
-        for (row, code) in self.bits.chunks_exact(W).take(rows).enumerate() {
-            let (true, Ok(code)) = (live(row), <&[u64; W]>::try_from(code)) else {
+        for (row, code) in self.bits.chunks_exact(w).take(rows).enumerate() {
+            if !live(row) {
                 out.push(u16::MAX);
                 continue;
-            };
-            let mut d = 0u32;
-            for i in 0..W {
-                d += (code[i] ^ query[i]).count_ones();
             }
+            let d = distance(code);
             hist[d as usize] += 1;
             out.push(d as u16);
         }
         out
+    }
+}
+
+/// The first `W` words of a query code as a fixed array (zeros past its end).
+fn as_words<const W: usize>(q: &[u64]) -> [u64; W] {
+    let mut words = [0u64; W];
+    for (x, y) in words.iter_mut().zip(q) {
+        *x = *y;
+    }
+    words
+}
+
+/// The Hamming distance of a code of `W` words to `query`, its words read as a fixed array.
+fn hamming<const W: usize>(query: [u64; W]) -> impl Fn(&[u64]) -> u32 {
+    move |code: &[u64]| match <&[u64; W]>::try_from(code) {
+        Ok(code) => (0..W).map(|i| (code[i] ^ query[i]).count_ones()).sum(),
+        // Never: the codes are read `W` words at a time. Were it short, it would be as far
+        // as a code can be.
+        Err(_) => (W * 64) as u32,
     }
 }
