@@ -48,7 +48,7 @@ fn base() -> &'static [Rule] {
                 }
                 cat(vec![fact(Kind::Fact, format!("用户的职业是{}", clean(&c[1])), "occupation", 0.9, 0.85).linked("works_as", &c[1], "role")], "work")
             }),
-            r(r"在([^，。,.!！？?\s在]{2,12}?)(?:工作|上班|做|任职)", |c| {
+            r(r"在([^，。,.!！？?\s在了过]{2,12}?)(?:工作(?:[^室]|$)|上班|做|任职)", |c| {
                 let place = clean(&c[1]);
                 if is_place(&place) || ["家", "这里", "那里", "用", "学"].iter().any(|w| place.starts_with(w)) {
                     return Vec::new();
@@ -134,6 +134,8 @@ mod tests {
     fn wo_zai_beijing_gongzuo_is_a_work_city_not_an_employer() {
         assert!(has("我在北京工作", "用户在北京工作", "work city", "work"));
         assert!(!extract("我在北京工作").iter().any(|e| e.key == Some(FactKey::new("user", "employer"))));
+        // A studio the user opened is not an employer named "上海开了家设计".
+        assert!(!extract("我在上海开了家设计工作室，手下五个人").iter().any(|e| e.key == Some(FactKey::new("user", "employer"))));
         assert!(has("我在招商银行上班", "用户在招商银行工作", "employer", "work"));
     }
 

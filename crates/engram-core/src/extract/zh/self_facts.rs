@@ -226,9 +226,13 @@ pub(crate) fn rules() -> &'static [Rule] {
                 cat(vec![fact(Kind::Fact, format!("用户{}", if c[1].ends_with("者") { format!("是{}", &c[1]) } else { c[1].to_owned() }), "diet", 0.9, 0.85)], "health")
             }),
             // ---- work: place, employer, field ----
-            r(format!(r"{p}我(?:在|于)({END}{{2,12}}?)(?:工作|上班|任职)"), |c| {
+            // Not "在上海开了家设计工作室": a workplace is a noun, with no "了" or "过" in it,
+            // and "工作室" is a studio.
+            r(format!(r"{p}我(?:在|于)({END}{{2,12}}?)(?:工作(?:[^室]|$)|上班|任职)"), |c| {
                 let x = clean(&c[1]);
-                if is_place(&x) {
+                if x.contains(['了', '过']) {
+                    Vec::new()
+                } else if is_place(&x) {
                     cat(vec![fact(Kind::Fact, format!("用户在{x}工作"), "work city", 0.9, 0.85).linked("works_in", &x, "place")], "work")
                 } else if x.starts_with('家') || x.starts_with("这") {
                     Vec::new()
