@@ -279,20 +279,9 @@ pub(crate) fn later_persons(text: &str) -> String {
     let rest = p.later_i.replace_all(&rest, "${1}they");
     let rest = p.my_word.replace_all(&rest, "${1}their");
     let rest = p.me_word.replace_all(&rest, "${1}them");
-    // "my mum lives with us", "our flat": the speaker's household is theirs ("the us" is a country).
+    // "my mum lives with us", "our flat": the speaker's household ("the us" is a country).
     let rest = p.our_word.replace_all(&rest, "${1}their");
-    let mut out = String::with_capacity(rest.len());
-    let mut last = 0;
-    for m in p.us_word.captures_iter(&rest) {
-        let (Some(all), Some(word)) = (m.get(0), m.get(1)) else { continue };
-        if !word.as_str().eq_ignore_ascii_case("the") {
-            out.push_str(&rest[last..word.end()]);
-            out.push_str(" them");
-            last = all.end();
-        }
-    }
-    out.push_str(&rest[last..]);
-    let rest = out;
+    let rest = p.us_word.replace_all(&rest, "${1} them");
     p.myself.replace_all(&rest, "${1}themselves").into_owned()
 }
 
@@ -396,7 +385,7 @@ fn patterns() -> &'static Patterns {
             my_word: re(r"(\W)(?i:my)\b"),
             me_word: re(r"(\W)(?i:me)\b"),
             our_word: re(r"(\W)(?i:our)\b"),
-            us_word: re(r"(\w+) us\b"),
+            us_word: re(r"\b(with|for|to|at|about|near|from|visit|visits|visited|join|joins|joined|help|helps|helped|tell|tells|told|give|gives|gave|call|calls|called|let|lets) us\b"),
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite|fav|fave) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),

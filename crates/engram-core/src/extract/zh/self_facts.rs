@@ -226,8 +226,7 @@ pub(crate) fn rules() -> &'static [Rule] {
                 cat(vec![fact(Kind::Fact, format!("用户{}", if c[1].ends_with("者") { format!("是{}", &c[1]) } else { c[1].to_owned() }), "diet", 0.9, 0.85)], "health")
             }),
             // ---- work: place, employer, field ----
-            // Not "在上海开了家设计工作室": a workplace is a noun, with no "了" or "过" in it,
-            // and "工作室" is a studio.
+            // A workplace holds no "了" or "过", and "工作室" is a studio ("在上海开了家设计工作室").
             r(format!(r"{p}我(?:在|于)({END}{{2,12}}?)(?:工作(?:[^室]|$)|上班|任职)"), |c| {
                 let x = clean(&c[1]);
                 if x.contains(['了', '过']) {
