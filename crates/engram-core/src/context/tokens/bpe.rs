@@ -187,6 +187,10 @@ impl Bpe {
     }
 
     fn encode_piece(&self, piece: &[u8], parts: &mut Vec<Part>, out: &mut Vec<u32>) {
+        // One or two bytes are read from the merger's tables, not hashed.
+        if piece.len() <= 2 {
+            return self.short_into(piece, out);
+        }
         let h = hash(piece);
         match self.table.rank_hashed(piece, h) {
             Some(r) => out.push(r),
@@ -200,6 +204,11 @@ impl Bpe {
     }
 
     fn count_piece(&self, piece: &[u8], parts: &mut Vec<Part>, scratch: &mut Vec<u32>) -> usize {
+        match *piece {
+            [_] => return 1,
+            [a, b] => return if self.merging.two(a, b).is_some() { 1 } else { 2 },
+            _ => {}
+        }
         let h = hash(piece);
         if self.table.rank_hashed(piece, h).is_some() {
             return 1;
@@ -219,15 +228,20 @@ impl Bpe {
         scratch.len()
     }
 
-    /// Append the tokens of a piece of two or three bytes that is not one token, without
-    /// the cache or the merge loop (random runs such as base64 pre-tokenize into such
-    /// pieces, which rarely repeat). Two bytes are two tokens. Of three, the lower-ranked
+    /// Append the tokens of a piece of one or two bytes, or of three that are not one
+    /// token, without the cache or the merge loop (random runs such as base64 pre-tokenize
+    /// into such pieces, which rarely repeat). Two bytes are one token or two. Of three, the lower-ranked
     /// of the two pairs that are tokens merges (the left one of equals: "{{{"); what is
     /// left is then the whole piece, which is not a token, so nothing more merges.
     fn short_into(&self, piece: &[u8], out: &mut Vec<u32>) {
         let byte = |i: usize| self.merging.byte_rank(piece[i]);
+        if let [a, b] = *piece {
+            if let Some(r) = self.merging.two(a, b) {
+                return out.push(r);
+            }
+        }
         if let [_, _, _] = piece {
-            match (self.table.rank(&piece[..2]), self.table.rank(&piece[1..])) {
+            match (self.merging.two(piece[0], piece[1]), self.merging.two(piece[1], piece[2])) {
                 (Some(a), b) if b.is_none_or(|b| a <= b) => return out.extend([a, byte(2)]),
                 (_, Some(b)) => return out.extend([byte(0), b]),
                 _ => {}

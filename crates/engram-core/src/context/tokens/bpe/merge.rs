@@ -33,6 +33,7 @@ pub(super) struct Merger<'t> {
     table: &'t RankTable,
     longest: usize,
     byte_rank: &'t [u32; 256],
+    two: &'t [u32],
     pairs: &'t Mutex<PairMemo>,
 }
 
@@ -42,6 +43,9 @@ pub(super) struct MergeData {
     /// The longest token's length in bytes.
     pub longest: usize,
     byte_rank: [u32; 256],
+    /// The rank of each two bytes `a b` at `a << 8 | b` (`u32::MAX`: not a token): 256 KiB
+    /// read directly, where a hash lookup misses the cache on text that does not repeat.
+    two: Vec<u32>,
     pairs: Mutex<PairMemo>,
 }
 
@@ -52,8 +56,15 @@ impl MergeData {
         for (b, r) in byte_rank.iter_mut().enumerate() {
             *r = table.rank(&[b as u8])?;
         }
-        let longest = (0..table.len()).map(|r| table.token(r as u32).len()).max().unwrap_or(1);
-        Some(MergeData { longest, byte_rank, pairs: Mutex::new(PairMemo::default()) })
+        let (mut longest, mut two) = (1, vec![u32::MAX; 1 << 16]);
+        for r in 0..table.len() as u32 {
+            let token = table.token(r);
+            longest = longest.max(token.len());
+            if let [a, b] = token {
+                two[usize::from(*a) << 8 | usize::from(*b)] = r;
+            }
+        }
+        Some(MergeData { longest, byte_rank, two, pairs: Mutex::new(PairMemo::default()) })
     }
 
     /// The rank of the single byte `b`.
@@ -62,9 +73,15 @@ impl MergeData {
         self.byte_rank[usize::from(b)]
     }
 
+    /// The rank of the two bytes `a b`, if they are a token.
+    #[inline]
+    pub fn two(&self, a: u8, b: u8) -> Option<u32> {
+        Some(self.two[usize::from(a) << 8 | usize::from(b)]).filter(|&r| r != u32::MAX)
+    }
+
     /// A merger over `table` (the table this was computed from).
     pub fn over<'t>(&'t self, table: &'t RankTable) -> Merger<'t> {
-        Merger { table, longest: self.longest, byte_rank: &self.byte_rank, pairs: &self.pairs }
+        Merger { table, longest: self.longest, byte_rank: &self.byte_rank, two: &self.two, pairs: &self.pairs }
     }
 }
 
@@ -90,11 +107,14 @@ impl Merger<'_> {
         if i + 2 >= at.len() {
             return u32::MAX;
         }
+        let (s, e) = (at[i].start, at[i + 2].start);
+        if e - s == 2 {
+            return self.two[usize::from(piece[s]) << 8 | usize::from(piece[s + 1])];
+        }
         let (a, b) = (at[i].token, at[i + 1].token);
         if let Some(r) = memo.get(a, b) {
             return r;
         }
-        let (s, e) = (at[i].start, at[i + 2].start);
         let r = if e - s > self.longest { u32::MAX } else { self.table.rank(&piece[s..e]).unwrap_or(u32::MAX) };
         memo.put(a, b, r);
         r
@@ -200,6 +220,9 @@ impl Merger<'_> {
             let end = next[j];
             if end - i > self.longest {
                 return u32::MAX;
+            }
+            if end - i == 2 {
+                return self.two[usize::from(piece[i]) << 8 | usize::from(piece[i + 1])];
             }
             self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
         };
