@@ -104,6 +104,8 @@ fn tidy(piece: &str) -> String {
         c = next;
     }
     let c = p.filler.replace_all(&c, "");
+    // "rn" is "right now" at a clause's end, unless it is a nurse ("im an rn").
+    let c = if p.rn_noun.is_match(&c) { c } else { p.rn_now.replace_all(&c, "$1") };
     let c = p.tail.replace(&c, "").trim().trim_end_matches([',', ' ']).to_owned();
     // "cant", "dont", "isnt" typed without their apostrophe.
     let c = p.no_apostrophe.replace_all(&c, "${1}'t").into_owned();
@@ -196,6 +198,8 @@ struct Patterns {
     aside: Regex,
     lower_i: Regex,
     filler: Regex,
+    rn_now: Regex,
+    rn_noun: Regex,
     spelled_im: Regex,
     spelled_ive: Regex,
     spelled_is: Regex,
@@ -238,7 +242,9 @@ fn patterns() -> &'static Patterns {
             lower_i: re(r"\bi\b('m|'ve|'d|'ll)?"),
             // Chat's words that say nothing of the fact ("rn", "tbh", "lol") wherever they
             // stand, and emoji.
-            filler: re(r"(?i),?\s+(?:rn|tbh|ngl|lol+|lmao|haha+|hehe)\b|\s*[\x{2600}-\x{27BF}\x{1F000}-\x{1FAFF}\x{FE0F}\x{200D}]+"),
+            rn_now: re(r"\s+rn([,;.!?]|$)"),
+            rn_noun: re(r"(?i)\b(?:an?|the|my|as)\s+rn\b"),
+            filler: re(r"(?i),?\s+(?:tbh|ngl|lol+|lmao|haha+|hehe)\b|\s*[\x{2600}-\x{27BF}\x{1F000}-\x{1FAFF}\x{FE0F}\x{200D}]+"),
             // "im", "ive", "hes", "theyre", "thats" typed without their apostrophe.
             run_on: re(r"\b([A-Za-z']+)\s+(im|hes|shes|theyre)\s"),
             spelled_im: re(r"\bim\b"),
@@ -367,6 +373,8 @@ mod tests {
         assert_eq!(texts("i'm obsessed with korean dramas rn"), vec!["I'm obsessed with korean dramas"]);
         assert_eq!(texts("im doing keto rn, down 8 kilos so far"), vec!["I'm doing keto, down 8 kilos so far"]);
         assert_eq!(texts("i game like 6 hours a day ngl"), vec!["I game like 6 hours a day"]);
+        assert_eq!(texts("im an rn at st mary's"), vec!["I'm an rn at st mary's"], "a nurse, not \"right now\"");
+        assert_eq!(texts("I'm an RN"), vec!["I'm an RN"]);
         assert_eq!(texts("favourite colour is green 💚"), vec!["My favourite colour is green"]);
         assert_eq!(texts("im an aquarius ♒ if that matters for the horoscope thing"), vec!["I'm an aquarius"]);
         assert_eq!(texts("im in my late 40s, just for context"), vec!["I'm in my late 40s"]);
