@@ -7,6 +7,8 @@ use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
+use crate::read::cues::carries_time;
+
 use super::PEOPLE;
 
 /// The refusal of a clause that states a fact of someone the user knows ("my wife loves
@@ -25,6 +27,11 @@ pub(crate) fn refusal(clause: &str) -> Option<&'static str> {
     }
     if (p.hedge.is_match(&lower) && !p.little_one.is_match(&lower)) || p.soft_hedge.is_match(&lower) {
         return Some("a hedge or a feeling about the talk");
+    }
+    // "I'll bring my guitar", "I'll keep that in mind": a promise to the other person, of
+    // the moment; "I'll be 30 next week" names when, and is the user's plan.
+    if p.promise.is_match(&lower) && !carries_time(clause) {
+        return Some("a promise in the talk, with no date");
     }
     if p.hypothetical.is_match(&lower) {
         return Some("a hypothetical");
@@ -156,7 +163,7 @@ const EMPTY: &[&str] = &[
     "again", "yes", "yeah", "no", "not", "can", "could", "would", "will", "should", "way", "kind", "sort", "going", "go", "doing", "done",
     "tired", "busy", "back", "ready", "sorry", "thanks", "thank", "same", "either", "neither", "as", "what", "how", "if", "when", "from",
     "by", "up", "out", "into", "over", "than", "too", "someday", "day", "today", "time", "bit", "little", "sometimes", "often",
-    "usually", "occasionally", "always", "indeed",
+    "usually", "occasionally", "always", "indeed", "few", "couple", "two", "part",
 ];
 
 struct Patterns {
@@ -164,6 +171,7 @@ struct Patterns {
     asks: Regex,
     hedge: Regex,
     hypothetical: Regex,
+    promise: Regex,
     reported: Regex,
     addressee: Regex,
     negation: Regex,
@@ -196,12 +204,13 @@ fn patterns() -> &'static Patterns {
         Patterns {
             first_person: re(r"^(?:I\b|I'm\b|I've\b|My\b|my\b|(?i:me and my)\b)|\bmy (?:favorite|favourite|passion|hobby|hobbies|job|dream|goal|mother tongue|native language|first language|weakness)\b"),
             asks: re(r"^(?:what|who|where|when|why|how|which|do you|are you|have you|can you|could you|would you|will you|did you|is it|is that)\b"),
-            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|'d|'ll|will|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too| so)?$|did(?: too| so)?$|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            hedge: re(r"^(?:i(?:'m| am) (?:so |really |very |just |always |also |pretty |definitely |totally )*(?:glad|happy|proud|thrilled|thinking (?:about|of)|curious|interested to|honou?red|grateful|thankful|impressed|jealous|sorry|sure|not sure|going to (?:try|check|look)|definitely going|a little|kind of|kinda)\b|^i(?:'m| am) (?:so |really |very |just |also |super )*(?:excited|looking forward)(?: (?:about|for|that|by|to (?:hear|talk|meet|chat|see you|learn|try it|get started|be here|it|that|this|them))\b|$)|i(?:'ve| have) (?:heard|been meaning|been thinking|always been (?:curious|fascinated|interested)|never heard|seen|read (?:that|about))\b|i (?:learned|always feel|feel|have to (?:admit|say))\b|i(?:'m| am) (?:not sure|sure|glad|happy (?:to|for)|so happy (?:to|for)|sorry|afraid (?:so|not|that)|excited to hear|looking forward to (?:hearing|talking|meeting)|doing (?:well|good|great|fine|ok|okay)|good|fine|ok|okay|well|great|here|back)\b|i (?:think|hope (?:so|not|that|you|it|they|we|he|she|everything|all|this)|hope$|guess|bet|agree|know|understand|see(?: (?:what|that|why|how|where|your|you|it|now|the (?:point|appeal))\b|$)|believe|mean|wonder|suppose|feel (?:the same|like that|you)|can (?:tell|imagine|see|relate|understand)|can't (?:imagine|believe)|cannot imagine|(?:can't|cannot|cant) wait(?:$| (?:to (?:hear|see you|meet you|talk|chat|try it|find out|get started|learn more|see it|see them|see what|read it|know)|for (?:it|that|this))\b)|appreciate|totally agree|would|have to say|must say|gotta say|haven't heard|haven't tried|never thought|love (?:that|it|this|those|them|hearing|to hear|the idea)|like (?:that|it|this|those|them|the idea|the sound|hearing)|am (?:too|so)|do(?: too| so)?$|did(?: too| so)?$|was (?:just|wondering|thinking)|just (?:wanted|thought))\b)"),
+            promise: re(r"^i(?:'ll| will)\b"),
             hypothetical: re(r"^(?:if|i(?:'d| would| could| might| may| wish)|i (?:would|could|might|may) )|\b(?:maybe|perhaps|probably|possibly)\b|\bif i\b"),
             reported: re(r"^(?:my [a-z]+(?: [a-z]+)?|people|everyone|everybody|they) (?:always |often |keep |keeps )?(?:said|says|say|saying|told|tell|telling|thinks?|thought|believes?|claims?|insists?|reckons?|jokes?|joke that|assumes?|used to say)\b|^i (?:heard|read (?:that|about [a-z]|somewhere|online|in the)|saw on|was told)\b|^according to\b"),
             addressee: re(r"\byou(?:'re|'ve|'d|'ll|r|rs|rself)?\b|\byour\b|\bu\b"),
             negation: re(r"\b(?:have no|asking for a friend|not|never|no longer|don't|dont|do not|didn't|didnt|doesn't|can't|cant|cannot|haven't|havent|hasn't|won't|wont|wasn't|aren't|isn't|nobody|nothing|none)\b|^i(?:'m| am) not\b"),
-            pointer_tail: re(r"\bin the same boat\b|\bsame here\b|\bsame (?:model|one|thing|brand)\b|\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either))?$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
+            pointer_tail: re(r"\bin the same boat\b|\bsame here\b|\bsame (?:model|one|thing|brand)\b|\b(?:it|them|that|this|those|these|one|ones|there)(?: (?:though|anyway|anyways|a lot|so much|very much|all|both|now|lately|either|out|in mind|sometime|someday|soon|next time))?$|\b(?:of|in|about|for|with) (?:that|those) [a-z]+$|\babout (?:it|them|that|this|those)\b|^i\b.*\b(?:think|hope|hoping|guess|believe|suppose|say) so$"),
             dislike: re(r"^i (?:really |just |absolutely |truly )?(?:don't|do not|dont) (?:like|enjoy|care for|eat|drink)\b|^i(?:'m| am) not (?:really |much of |a |really a |much of a )*(?:big |huge )?(?:fan of|into|a [a-z]+ person)\b|^i (?:really |absolutely |truly )?(?:hate|dislike|detest|can't stand|cannot stand|can't bear)\b|^i (?:just )?(?:can't|cannot|cant) (?:eat|drink|have|tolerate|digest) ([a-z']+)"),
             // A thing named with its determiner ("a kindle", "my new bike", "two cats").
             antecedent: re(r"\b(?:a|an|my|our|two|three|four|five|[0-9]+)\s+(?:[a-z]+\s+){0,2}[a-z]{3,}\b.*\b(?:it|them|they|one|there)\b"),
@@ -282,6 +291,16 @@ mod tests {
             assert!(refusal(c).is_some(), "{c:?} was kept");
         }
         assert_eq!(refusal("I'm currently living in Berlin"), None);
+    }
+
+    #[test]
+    fn a_promise_of_the_moment_or_a_reply_to_a_suggestion_is_refused_but_a_dated_plan_is_kept() {
+        for c in ["I'll bring my guitar", "I'll be right over", "I'll try", "I will keep that in mind", "I'll definitely keep that in mind", "I'm going to have to try that sometime", "I'll have to check it out", "I'm a big fan of that game", "I loved the solo in that song", "I have a few", "I have two", "I have a couple of them", "I'm excited to be a part of it"] {
+            assert!(refusal(c).is_some(), "{c:?} was kept");
+        }
+        for c in ["I'll be 30 next week", "I will be graduating in May", "I'll start my new job at Google on Monday", "I have two cats", "I just moved to this country", "I'm part of a band"] {
+            assert_eq!(refusal(c), None, "{c:?} was refused");
+        }
     }
 
     #[test]
