@@ -265,7 +265,12 @@ pub(crate) fn third_person(clause: &str) -> Option<String> {
     } else {
         return None;
     };
-    let text = later_persons(&format!("{head}{rest}")).trim().trim_end_matches(['.', '!', ',', ';', ' ']).to_owned();
+    let mut text = later_persons(&format!("{head}{rest}")).trim().trim_end_matches(['.', '!', ',', ';', ' ']).to_owned();
+    // "User also likes hiking": "also" points to the other person's turn; the fact is that
+    // the user likes hiking.
+    if let Some(at) = text.find(" also ").filter(|&at| text[..at].split_whitespace().count() <= 3) {
+        text.replace_range(at..at + 5, "");
+    }
     (text.split_whitespace().count() >= 3).then_some(text)
 }
 

@@ -10,7 +10,7 @@ fn first_person_becomes_third_person() {
     assert_eq!(fact("I love to bake cookies and knit").text, "User loves to bake cookies and knit");
     assert_eq!(fact("My brother is a year older than me").text, "User's brother is a year older than them");
     assert_eq!(fact("I watch TV when I'm bored").text, "User watches TV when they are bored");
-    assert_eq!(fact("I also volunteer at a homeless shelter").text, "User also volunteers at a homeless shelter");
+    assert_eq!(fact("I also volunteer at a homeless shelter").text, "User volunteers at a homeless shelter");
     assert_eq!(fact("I grew up in Ohio").text, "User grew up in Ohio");
     assert_eq!(fact("I usually just run 5Ks").text, "User usually just runs 5Ks");
     assert_eq!(fact("I don't drink alcohol").text, "User doesn't drink alcohol");
