@@ -192,3 +192,24 @@ fn removed_rows_are_never_pre_filtered_in_and_a_rebuild_keeps_the_codes() {
     assert!(ix.codes.is_some());
     assert_eq!(ix.search(&q, 10, -1.0, |_| true), search_everything(&ix, &q, 10, -1.0, |_| true));
 }
+
+#[test]
+fn the_sign_code_distance_is_the_popcount_of_the_codes_at_every_width() {
+    use super::prefilter::SignCodes;
+    // 1 to 7 words a code, the last one partly used: the written-out 4- and 6-word sums and
+    // the loop for the other widths must all choose the rows the plain popcount chooses.
+    for words in 1..=7usize {
+        let dim = words * 64 - 3;
+        let all = clustered(301, dim, 4, 1.0, words as u64);
+        let (rows, query) = all.split_at(300);
+        let codes = SignCodes::build(dim, rows.iter().map(|r| Some(r.clone())));
+        let q = codes.code(&query[0]);
+        let dist: Vec<u32> = rows.iter().map(|r| codes.code(r).iter().zip(&q).map(|(a, b)| (a ^ b).count_ones()).sum()).collect();
+        let mut sorted = dist.clone();
+        sorted.sort_unstable();
+        for pool in [1, 10, 50] {
+            let want: Vec<u32> = (0..300u32).filter(|&r| dist[r as usize] <= sorted[pool - 1]).collect();
+            assert_eq!(codes.nearest(&q, rows.len(), |_| true, pool), want, "{words} words, pool {pool}");
+        }
+    }
+}
