@@ -5,7 +5,6 @@
 //! dedup, supersession by key.
 
 mod en;
-mod lexicon;
 mod rules;
 mod zh;
 
@@ -16,7 +15,7 @@ use crate::statements::{clauses, refer, refusal};
 use crate::model::{FactKey, Kind, MemoryInput, Source};
 use crate::router::{route, Route};
 
-pub use lexicon::category_of;
+pub use crate::text::lexicon::category_of;
 
 /// One fact proposed by the extractor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

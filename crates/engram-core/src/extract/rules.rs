@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex};
 
-use crate::extract::lexicon::{category_of, is_people_or_faith};
+use crate::text::lexicon::{category_of, is_people_or_faith};
 use crate::extract::Extracted;
 use crate::model::{FactKey, Kind};
 

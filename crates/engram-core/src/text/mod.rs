@@ -1,5 +1,7 @@
 //! Text normalization and the content hash used for exact dedup.
 
+pub mod lexicon;
+
 /// Lowercase, trim, collapse whitespace, and drop trailing sentence punctuation, so that
 /// "I like tea." and "i like  tea" are the same memory.
 pub fn normalize(text: &str) -> String {

@@ -123,6 +123,9 @@ fn dates_frequencies_faiths_and_plans_get_their_categories() {
         ("I'm a pharmacist", "work"),
         ("I have high blood pressure", "health"),
         ("I wear glasses", "health"),
+        ("I love going to museums", "preference"),
+        ("I like working with my hands", "preference"),
+        ("I love vegan food", "health"),
     ] {
         assert_eq!(fact(s).tags, vec![format!("category:{c}")], "{s:?}");
     }
