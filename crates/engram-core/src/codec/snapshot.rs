@@ -83,7 +83,7 @@ impl Engram {
     /// compare these bytes.
     pub fn canonical_state(&self) -> Result<Vec<u8>> {
         let (partitions, forgotten) = self.canonical_image();
-        postcard::to_allocvec(&(partitions, forgotten)).map_err(|e| Error::Decode { what: WHAT, reason: e.to_string() })
+        postcard::to_allocvec(&(partitions, forgotten)).map_err(super::failed(WHAT))
     }
 
     /// [`Engram::canonical_state`] as readable text, to show how two replicas differ.
@@ -242,7 +242,7 @@ type PartitionTail = (Vec<(String, Session)>, Vec<(String, Stamp)>, Graph);
 const MIN_RECORD_BYTES: usize = 16;
 
 fn decode(e: postcard::Error) -> Error {
-    invalid(e.to_string())
+    super::failed(WHAT)(e)
 }
 
 fn invalid(reason: String) -> Error {

@@ -196,14 +196,12 @@ pub(crate) fn category(lower: &str) -> &'static str {
     if p.prefer_head.is_match(lower) {
         return "preference";
     }
-    // "I love going to museums", "I like working with my hands": a liking, whatever it is
+    // "I love going to museums", "my favourite class is maths": a liking, whatever it is
     // of — what is liked names no plan, job or school of the user's; a relative or a
-    // condition still files it ("I love my kids", "I love vegan food").
-    if p.like_head.is_match(lower) && !p.categories.iter().any(|(name, re)| ["health", "family"].contains(name) && re.is_match(lower)) {
-        return "preference";
-    }
+    // condition still files it ("I love my sister", "I love vegan food").
+    let liking = p.categories.iter().any(|(name, re)| *name == "preference" && re.is_match(lower));
     for (name, re) in &p.categories {
-        if re.is_match(lower) {
+        if re.is_match(lower) && (!liking || matches!(*name, "health" | "family" | "preference")) {
             return name;
         }
     }
@@ -351,7 +349,6 @@ struct Patterns {
     trait_noun: Regex,
     emphatic_do: Regex,
     prefer_head: Regex,
-    like_head: Regex,
     likes: Regex,
     plan_head: Regex,
     allergy: Regex,
@@ -401,7 +398,6 @@ fn patterns() -> &'static Patterns {
             myself: re(r"(\W)(?i:myself)\b"),
             favorite: re(r"^my (?:favorite|favourite|fav|fave) ([a-z ]{2,30}?) (?:is|are|was)\b"),
             possession_head: re(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:got|bought|own|have got|'ve got)\b|^i (?:just |recently )?(?:have|own) (?:a|an|two|three|four|five|several|[0-9]+|my own|a few|lots of)\b|^my (?:\w+ )?(?:car|truck|bike|motorbike|motorcycle|phone|laptop|computer|guitar|piano|violin|camera|boat|van|minivan|watch|collection)\b"),
-            like_head: re(r"^i (?:really |also |just |absolutely |truly |especially )?(?:love|loved|like|liked|enjoy|enjoyed|adore)\b"),
             prefer_head: re(r"^i (?:really |much |generally |usually |definitely |also |still )?(?:prefer|would rather)\b|^i'd (?:much )?rather\b|^i(?:'m| am) (?:more of )?an? (?:cat|dog|morning|night|beach|mountain|coffee|tea|summer|winter) person\b"),
             emphatic_do: re(r"^I\s+do\s+((?:(?i:really|also|still|sometimes|often)\s+)?(?i:enjoy|like|love|miss|find|drink|eat|want|need|feel|prefer|play|watch|listen|know|hope|wish|care|appreciate|remember|believe|think|have|read)\b)"),
             // "I have a fear of deep water", "I've got a knack for languages": a trait, not a thing.
