@@ -62,6 +62,10 @@ for (const [name, viewport, phone] of [["phone", { width: 390, height: 844 }, tr
       assert.equal(await page.isVisible("#to-panel"), false, "no jump link on the desktop");
     }
     assert.ok((await page.$$eval("#memories li.memory", (l) => l.length)) > 0, "the panel lists memories");
+    // Why recalled: every column in view (the score too), each header on one line, whole.
+    const why = await page.$eval("table.why", (t) => ({ width: t.getBoundingClientRect().width, room: t.parentElement.clientWidth, heads: [...t.querySelectorAll("th")].map((h) => { const r = document.createRange(); r.selectNodeContents(h); return { text: h.textContent, lines: new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size }; }) }));
+    assert.ok(why.width <= why.room + 0.5, `the why-recalled table fits its ${why.room} px: ${why.width} px`);
+    for (const h of why.heads) assert.equal(h.lines, 1, `the header "${h.text}" is broken over ${h.lines} lines`);
 
     // Opening the settings shows the fields and still leaves the composer on screen.
     await page.click("#settings summary");
