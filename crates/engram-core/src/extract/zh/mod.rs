@@ -164,6 +164,11 @@ mod tests {
         let e = got.iter().find(|e| e.text == "用户的妹妹叫安娜");
         let link = e.and_then(|e| e.link.clone());
         assert_eq!(link.map(|l| (l.rel, l.object.name)), Some(("sister".to_owned(), "安娜".to_owned())));
+        // As people say it: one character for the relative, 媳妇儿 for the wife.
+        for (s, rel, name) in [("我姐叫林芳 大我八岁", "sister", "林芳"), ("我妈叫张秀英", "mother", "张秀英"), ("我媳妇儿叫小敏", "wife", "小敏")] {
+            let link = extract(s).into_iter().find_map(|e| e.link);
+            assert_eq!(link.map(|l| (l.rel, l.object.name)), Some((rel.to_owned(), name.to_owned())), "{s}");
+        }
     }
 
     #[test]

@@ -22,6 +22,10 @@ const RELATIVES: &[(&str, &str)] = &[
     ("室友", "roommate"), ("猫", "pet"), ("狗", "pet"), ("小狗", "pet"), ("小猫", "pet"), ("狗狗", "pet"), ("猫咪", "pet"),
     ("兔子", "pet"), ("仓鼠", "pet"), ("鹦鹉", "pet"), ("娃", "child"), ("小孩", "child"), ("宝宝", "child"),
     ("对象", "partner"), ("男友", "boyfriend"), ("女友", "girlfriend"),
+    // As people say them: "我妈叫…", "我姐大我八岁", "媳妇儿叫小敏".
+    ("妈", "mother"), ("爸", "father"), ("老妈", "mother"), ("老爸", "father"), ("姐", "sister"), ("妹", "sister"),
+    ("哥", "brother"), ("弟", "brother"), ("媳妇", "wife"), ("媳妇儿", "wife"), ("闺女", "daughter"), ("男票", "boyfriend"),
+    ("发小", "friend"),
 ];
 
 /// The words of [`RELATIVES`] as a regex alternation, the longest first (so "猫咪" is not
