@@ -89,7 +89,7 @@ const ATTRIBUTE_IS: &str = r"^(?:TIME)?(?:的)?(?:网名|真名|小名|英文名
 /// laughter that end a clause, and what a statement may not contain (see `self_fact`).
 const SPLIT: &str = r"[，,；;：:～~…\s]+";
 const OPENER: &str = r"^(?:其实|对了|另外|顺便说一下|话说|说起来|嗯|哎|唉|害)+";
-const PARTICLES: &str = r"[。！!.、]+|(?:哈哈|嘿嘿|呵呵|啦|呀|哦|哈|呢|嘛|吧|哟|噢)+$";
+const PARTICLES: &str = r"[。！!.、\x{2600}-\x{27BF}\x{1F000}-\x{1FAFF}\x{FE0F}\x{200D}]+|(?:哈哈|嘿嘿|呵呵|啦|呀|哦|哈|呢|嘛|吧|哟|噢)+$";
 const NO_FACT: &str = r"你[^好]|你$|^(?:请|麻烦)?帮我|^(?:请|麻烦)(?:给|替)我|^我?先|^我家?也.{0,2}$|也[^，]{0,4}[一两][只个台辆条部]$|(?:见|聊)$";
 const NEGATED: &str = r"不";
 const NOT_NEGATED: &str = r"受不了|接受不了|不耐|不能|不了|不然|不好";

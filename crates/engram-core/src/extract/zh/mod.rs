@@ -156,6 +156,8 @@ mod tests {
     fn wo_you_liang_ge_haizi_is_kept() {
         assert!(extract("我有两个孩子").iter().any(|e| e.text == "用户有两个孩子"));
         assert!(extract("我有一辆车").iter().any(|e| e.text == "用户有一辆车" && e.tags.contains(&"category:possession".to_owned())));
+        // Emoji say nothing of the fact.
+        assert_eq!(extract("女朋友叫小雨 在一起两年了💕").into_iter().map(|e| e.text).collect::<Vec<_>>(), vec!["用户女朋友叫小雨，在一起两年了"]);
     }
 
     #[test]
