@@ -197,8 +197,8 @@ pub(crate) fn category(lower: &str) -> &'static str {
         return "preference";
     }
     // "I love going to museums", "my favourite class is maths": a liking, whatever it is
-    // of — what is liked names no plan, job or school of the user's; a relative or a
-    // condition still files it ("I love my sister", "I love vegan food").
+    // of — what is liked names no plan, job or school of the user's; what the health or
+    // family lexicon reads still files it ("I love vegan food" is health).
     let liking = p.categories.iter().any(|(name, re)| *name == "preference" && re.is_match(lower));
     for (name, re) in &p.categories {
         if re.is_match(lower) && (!liking || matches!(*name, "health" | "family" | "preference")) {
