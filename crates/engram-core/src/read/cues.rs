@@ -11,6 +11,8 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::text::carries_time;
+
 /// How much more a line by a speaker the query names counts.
 const SPEAKER_BOOST: f32 = 1.5;
 /// How much more a memory that carries a time counts when the query asks when.
@@ -112,23 +114,6 @@ pub fn speaker(text: &str) -> Option<&str> {
     let words = name.split(' ').filter(|w| !w.is_empty()).count();
     let letters = name.chars().all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '.'));
     ((1..=3).contains(&words) && letters && name.chars().next().is_some_and(char::is_alphabetic)).then_some(name)
-}
-
-/// Words that place a statement in time.
-const TIME_WORDS: &[&str] = &[
-    "yesterday", "today", "tonight", "tomorrow", "ago", "last", "weekend", "week", "weeks", "month", "months", "year",
-    "years", "recently", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-    "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-    "morning", "evening", "since",
-];
-const TIME_CJK: &[&str] = &["昨天", "今天", "明天", "前天", "上周", "上个月", "去年", "今年", "星期", "周末", "年", "月", "号"];
-
-/// True when `text` carries a time: a time word, a four-digit year, or a Chinese date word.
-pub fn carries_time(text: &str) -> bool {
-    text.unicode_words().any(|w| {
-        let lower = w.to_lowercase();
-        TIME_WORDS.contains(&lower.as_str()) || (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) && (w.starts_with("19") || w.starts_with("20")))
-    }) || TIME_CJK.iter().any(|w| text.contains(w))
 }
 
 #[cfg(test)]

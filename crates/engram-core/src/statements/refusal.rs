@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex_lite::Regex;
 
-use crate::read::cues::carries_time;
+use crate::text::carries_time;
 
 use super::PEOPLE;
 

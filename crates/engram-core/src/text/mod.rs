@@ -1,4 +1,7 @@
-//! Text normalization and the content hash used for exact dedup.
+//! Text normalization, the content hash used for exact dedup, and whether a text names a
+//! time.
+
+use unicode_segmentation::UnicodeSegmentation;
 
 pub mod lexicon;
 
@@ -108,6 +111,23 @@ fn negated(text: &str) -> bool {
     let lower = text.to_lowercase();
     lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|w| WORDS.contains(&w.replace('’', "'").as_str()))
         || lower.contains(['不', '没', '别', '未', '非'])
+}
+
+/// Words that place a statement in time.
+const TIME_WORDS: &[&str] = &[
+    "yesterday", "today", "tonight", "tomorrow", "ago", "last", "weekend", "week", "weeks", "month", "months", "year",
+    "years", "recently", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+    "morning", "evening", "since",
+];
+const TIME_CJK: &[&str] = &["昨天", "今天", "明天", "前天", "上周", "上个月", "去年", "今年", "星期", "周末", "年", "月", "号"];
+
+/// True when `text` carries a time: a time word, a four-digit year, or a Chinese date word.
+pub fn carries_time(text: &str) -> bool {
+    text.unicode_words().any(|w| {
+        let lower = w.to_lowercase();
+        TIME_WORDS.contains(&lower.as_str()) || (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) && (w.starts_with("19") || w.starts_with("20")))
+    }) || TIME_CJK.iter().any(|w| text.contains(w))
 }
 
 #[cfg(test)]

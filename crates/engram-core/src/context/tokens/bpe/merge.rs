@@ -76,7 +76,7 @@ impl MergeData {
     /// The rank of the two bytes `a b`, if they are a token.
     #[inline]
     pub fn two(&self, a: u8, b: u8) -> Option<u32> {
-        Some(self.two[usize::from(a) << 8 | usize::from(b)]).filter(|&r| r != u32::MAX)
+        Some(two_rank(&self.two, a, b)).filter(|&r| r != u32::MAX)
     }
 
     /// A merger over `table` (the table this was computed from).
@@ -109,7 +109,7 @@ impl Merger<'_> {
         }
         let (s, e) = (at[i].start, at[i + 2].start);
         if e - s == 2 {
-            return self.two[usize::from(piece[s]) << 8 | usize::from(piece[s + 1])];
+            return two_rank(self.two, piece[s], piece[s + 1]);
         }
         let (a, b) = (at[i].token, at[i + 1].token);
         if let Some(r) = memo.get(a, b) {
@@ -222,7 +222,7 @@ impl Merger<'_> {
                 return u32::MAX;
             }
             if end - i == 2 {
-                return self.two[usize::from(piece[i]) << 8 | usize::from(piece[i + 1])];
+                return two_rank(self.two, piece[i], piece[i + 1]);
             }
             self.table.rank(&piece[i..end]).unwrap_or(u32::MAX)
         };
@@ -268,6 +268,12 @@ impl Merger<'_> {
         parts.push(Part { start: n, token: u32::MAX, pair: u32::MAX });
         steps
     }
+}
+
+/// The rank of the two bytes `a b` in a table of [`MergeData`]'s `two` (`u32::MAX`: none).
+#[inline(always)]
+fn two_rank(two: &[u32], a: u8, b: u8) -> u32 {
+    two[usize::from(a) << 8 | usize::from(b)]
 }
 
 /// Ranks of pairs of tokens met while merging: a direct-mapped table keyed by the two
